@@ -1,0 +1,115 @@
+/* proto/envelope.c - see envelope.h. The wire form is one msgpack array:
+ * [kind, conn, player_id, seq, kind-specific fields...]. */
+#include "envelope.h"
+
+#include <string.h>
+
+#include "pack.h"
+
+/* Elements after the four common ones. */
+static int extra_elements(uint64_t kind)
+{
+    switch (kind) {
+    case TS_ENV_PING: case TS_ENV_PONG: case TS_ENV_OPEN: case TS_ENV_CLOSE: case TS_ENV_KICK:
+        return 0;
+    case TS_ENV_SYNC: case TS_ENV_SYNC_REPLY:
+        return 2;
+    case TS_ENV_SYNC_ACK:
+        return 5;
+    case TS_ENV_SYNC_RESULT:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
+static void pack_opt(msgpack_packer *pk, bool has, int64_t v)
+{
+    if (has)
+        msgpack_pack_int64(pk, v);
+    else
+        msgpack_pack_nil(pk);
+}
+
+size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
+{
+    int extra = extra_elements(e->kind);
+    if (extra < 0)
+        return 0;
+    ts_fixbuf_t fb = { .buf = buf, .cap = cap };
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &fb, ts_fixbuf_write);
+    msgpack_pack_array(&pk, 4 + (size_t) extra);
+    msgpack_pack_uint64(&pk, e->kind);
+    msgpack_pack_uint64(&pk, e->conn);
+    msgpack_pack_uint64(&pk, e->player_id);
+    msgpack_pack_uint64(&pk, e->seq);
+    switch (e->kind) {
+    case TS_ENV_SYNC: case TS_ENV_SYNC_REPLY:
+        msgpack_pack_int64(&pk, e->t1);
+        msgpack_pack_int64(&pk, e->t2);
+        break;
+    case TS_ENV_SYNC_ACK:
+        msgpack_pack_int64(&pk, e->t4);
+        msgpack_pack_int64(&pk, e->t5);
+        msgpack_pack_int64(&pk, e->t6_t3);
+        pack_opt(&pk, e->has_client_rtt, e->client_rtt);
+        pack_opt(&pk, e->has_client_offset, e->client_offset);
+        break;
+    case TS_ENV_SYNC_RESULT:
+        msgpack_pack_int64(&pk, e->rtt);
+        msgpack_pack_int64(&pk, e->srtt);
+        msgpack_pack_int64(&pk, e->rttvar);
+        break;
+    }
+    return fb.overflow ? 0 : fb.len;
+}
+
+static bool get_opt(const msgpack_object *obj, bool *has, int64_t *v)
+{
+    *has = obj->type != MSGPACK_OBJECT_NIL;
+    return !*has || ts_obj_i64(obj, v);
+}
+
+static int decode_array(const msgpack_object *obj, ts_env_t *e)
+{
+    if (obj->type != MSGPACK_OBJECT_ARRAY || obj->via.array.size < 4)
+        return -1;
+    const msgpack_object *el = obj->via.array.ptr;
+    if (!ts_obj_u64(&el[0], &e->kind) || !ts_obj_u64(&el[1], &e->conn)
+        || !ts_obj_u64(&el[2], &e->player_id) || !ts_obj_u64(&el[3], &e->seq))
+        return -1;
+    int extra = extra_elements(e->kind);
+    if (extra < 0 || obj->via.array.size < 4 + (size_t) extra)
+        return -1;
+    el += 4;
+    bool ok = true;
+    switch (e->kind) {
+    case TS_ENV_SYNC: case TS_ENV_SYNC_REPLY:
+        ok = ts_obj_i64(&el[0], &e->t1) && ts_obj_i64(&el[1], &e->t2);
+        break;
+    case TS_ENV_SYNC_ACK:
+        ok = ts_obj_i64(&el[0], &e->t4) && ts_obj_i64(&el[1], &e->t5) && ts_obj_i64(&el[2], &e->t6_t3)
+          && get_opt(&el[3], &e->has_client_rtt, &e->client_rtt)
+          && get_opt(&el[4], &e->has_client_offset, &e->client_offset);
+        break;
+    case TS_ENV_SYNC_RESULT:
+        ok = ts_obj_i64(&el[0], &e->rtt) && ts_obj_i64(&el[1], &e->srtt) && ts_obj_i64(&el[2], &e->rttvar);
+        break;
+    }
+    return ok ? 0 : -1;
+}
+
+int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out)
+{
+    memset(out, 0, sizeof *out);
+    msgpack_unpacked up;
+    msgpack_unpacked_init(&up);
+    size_t off = 0;
+    int rc = -1;
+    if (len > 0 && msgpack_unpack_next(&up, (const char *) buf, len, &off) == MSGPACK_UNPACK_SUCCESS
+        && off == len)
+        rc = decode_array(&up.data, out);
+    msgpack_unpacked_destroy(&up);
+    return rc;
+}

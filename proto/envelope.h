@@ -1,0 +1,42 @@
+/* proto/envelope.h - the gate <-> scene envelope carried over ZeroMQ.
+ * proto/README.md describes the frames, the fields and who stamps what. */
+#ifndef TS_PROTO_ENVELOPE_H
+#define TS_PROTO_ENVELOPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TS_ENV_MAX 128  /* no envelope encodes longer */
+
+typedef enum {
+    TS_ENV_PING        = 1,   /* gate -> scene: are you there? seq is a nonce */
+    TS_ENV_PONG        = 2,   /* scene -> gate: the PING's nonce back */
+    TS_ENV_OPEN        = 3,   /* gate -> scene: conn welcomed for player_id */
+    TS_ENV_CLOSE       = 4,   /* gate -> scene: conn of player_id has gone */
+    TS_ENV_KICK        = 5,   /* scene -> gate: player_id logged in elsewhere */
+    TS_ENV_SYNC        = 16,  /* gate -> scene: t1 (client), t2 (gate, real) */
+    TS_ENV_SYNC_REPLY  = 17,  /* scene -> gate: t1, t2 echoed; gate adds t3 */
+    TS_ENV_SYNC_ACK    = 18,  /* gate -> scene: t4, t5 (client), t6-t3 (gate, monotonic) */
+    TS_ENV_SYNC_RESULT = 19,  /* scene -> gate: rtt, srtt, rttvar */
+} ts_env_kind_t;
+
+typedef struct {
+    uint64_t kind;       /* ts_env_kind_t */
+    uint64_t conn;       /* the gate's connection id, echoed in replies */
+    uint64_t player_id;  /* bound at HELLO by the gate, never the client's say */
+    uint64_t seq;        /* the client's seq (a nonce for PING/PONG) */
+    int64_t  t1, t2;
+    int64_t  t4, t5, t6_t3;
+    bool     has_client_rtt, has_client_offset;
+    int64_t  client_rtt, client_offset;
+    int64_t  rtt, srtt, rttvar;
+} ts_env_t;
+
+/* Returns the encoded length, or 0 when buf is too small or the kind unknown. */
+size_t ts_env_encode(const ts_env_t *env, uint8_t *buf, size_t cap);
+
+/* Returns 0, or -1 for anything that is not one well-formed envelope. */
+int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out);
+
+#endif
