@@ -1,0 +1,261 @@
+/* gate/conn.c - see conn.h. */
+#include "conn.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bucket.h"
+#include "clock.h"
+#include "frame.h"
+
+typedef enum { SLOT_FREE, SLOT_INFLIGHT, SLOT_REPLIED } slot_state_t;
+
+typedef struct {
+    uint64_t     seq;
+    int64_t      when;    /* INFLIGHT: deadline; REPLIED: monotonic t3 */
+    slot_state_t state;
+} slot_t;
+
+struct gate_conn_t {
+    int               fd;
+    uint64_t          id;
+    gate_conn_state_t state;
+    uint64_t          player_id, session_id;
+    int               bad_messages;
+    gate_bucket_t     bucket;
+    ts_framer_t      *framer;
+    uint8_t          *out;         /* queued bytes out[out_off..out_len) */
+    size_t            out_off, out_len, out_size, out_cap;
+    int64_t           close_at;
+    bool              shut;
+    slot_t            slots[GATE_CONN_SLOTS];
+};
+
+gate_conn_t *gate_conn_new(int fd, uint64_t id, size_t out_cap, double sync_rate, int64_t now_us)
+{
+    gate_conn_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->framer = ts_framer_new();
+    if (!self->framer) {
+        free(self);
+        return NULL;
+    }
+    self->fd = fd;
+    self->id = id;
+    self->out_cap = out_cap;
+    gate_bucket_init(&self->bucket, sync_rate, now_us);
+    return self;
+}
+
+void gate_conn_destroy(gate_conn_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    gate_conn_t *self = *self_p;
+    if (self->fd >= 0)
+        close(self->fd);
+    ts_framer_destroy(&self->framer);
+    free(self->out);
+    free(self);
+    *self_p = NULL;
+}
+
+int gate_conn_fd(const gate_conn_t *self) { return self->fd; }
+uint64_t gate_conn_id(const gate_conn_t *self) { return self->id; }
+gate_conn_state_t gate_conn_state(const gate_conn_t *self) { return self->state; }
+uint64_t gate_conn_player(const gate_conn_t *self) { return self->player_id; }
+uint64_t gate_conn_session(const gate_conn_t *self) { return self->session_id; }
+
+void gate_conn_welcome(gate_conn_t *self, uint64_t player_id, uint64_t session_id)
+{
+    self->state = GATE_CONN_WELCOMED;
+    self->player_id = player_id;
+    self->session_id = session_id;
+}
+
+int gate_conn_bad_message(gate_conn_t *self) { return ++self->bad_messages; }
+
+bool gate_conn_sync_allowed(gate_conn_t *self, int64_t now_us)
+{
+    return gate_bucket_take(&self->bucket, now_us);
+}
+
+int gate_conn_feed(gate_conn_t *self, const uint8_t *data, size_t len, size_t *consumed,
+                   const uint8_t **body, size_t *body_len)
+{
+    return ts_framer_feed(self->framer, data, len, consumed, body, body_len);
+}
+
+static int queue(gate_conn_t *self, const uint8_t *bytes, size_t len)
+{
+    if (self->out_off > 0 && self->out_off == self->out_len)
+        self->out_off = self->out_len = 0;
+    if (self->out_len - self->out_off + len > self->out_cap)
+        return -1;
+    if (self->out_len + len > self->out_size) {
+        memmove(self->out, self->out + self->out_off, self->out_len - self->out_off);
+        self->out_len -= self->out_off;
+        self->out_off = 0;
+        if (self->out_len + len > self->out_size) {
+            size_t size = self->out_size ? self->out_size * 2 : 512;
+            while (size < self->out_len + len)
+                size *= 2;
+            uint8_t *grown = realloc(self->out, size);
+            if (!grown)
+                return -1;
+            self->out = grown;
+            self->out_size = size;
+        }
+    }
+    memcpy(self->out + self->out_len, bytes, len);
+    self->out_len += len;
+    return 0;
+}
+
+/* Writes bytes now when nothing is queued before them, queues the rest. */
+static int emit(gate_conn_t *self, const uint8_t *bytes, size_t len)
+{
+    if (self->state == GATE_CONN_CLOSING && self->shut)
+        return 0;
+    if (!gate_conn_has_output(self)) {
+        ssize_t n = send(self->fd, bytes, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return -1;
+        if (n > 0) {
+            bytes += n;
+            len -= (size_t) n;
+        }
+        if (len == 0)
+            return 0;
+    }
+    return queue(self, bytes, len);
+}
+
+static int send_encoded(gate_conn_t *self, const ts_msg_t *msg)
+{
+    uint8_t buf[TS_FRAME_HEADER + TS_FRAME_MAX];
+    size_t n = ts_msg_encode(msg, buf + TS_FRAME_HEADER, TS_FRAME_MAX);
+    if (n == 0)
+        return -1;
+    ts_frame_put_header(buf, (uint32_t) n);
+    return emit(self, buf, TS_FRAME_HEADER + n);
+}
+
+int gate_conn_send(gate_conn_t *self, const ts_msg_t *msg)
+{
+    return send_encoded(self, msg);
+}
+
+static slot_t *find_slot(gate_conn_t *self, uint64_t seq, slot_state_t state)
+{
+    for (int i = 0; i < GATE_CONN_SLOTS; i++)
+        if (self->slots[i].state == state && self->slots[i].seq == seq)
+            return &self->slots[i];
+    return NULL;
+}
+
+int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64_t t2)
+{
+    ts_msg_t m = { .type = TS_SYNC_REPLY, .seq = seq };
+    m.u.sync_reply.t1 = t1;
+    m.u.sync_reply.t2 = t2;
+    slot_t *slot = find_slot(self, seq, SLOT_INFLIGHT);
+    m.u.sync_reply.t3 = ts_clock_real_us();
+    if (slot) {
+        slot->state = SLOT_REPLIED;
+        slot->when = ts_clock_mono_us();
+    }
+    return send_encoded(self, &m);
+}
+
+int gate_conn_flush(gate_conn_t *self)
+{
+    while (self->out_off < self->out_len) {
+        ssize_t n = send(self->fd, self->out + self->out_off, self->out_len - self->out_off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 1;
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        self->out_off += (size_t) n;
+    }
+    self->out_off = self->out_len = 0;
+    if (self->state == GATE_CONN_CLOSING && !self->shut) {
+        shutdown(self->fd, SHUT_WR);
+        self->shut = true;
+    }
+    return 0;
+}
+
+bool gate_conn_has_output(const gate_conn_t *self) { return self->out_off < self->out_len; }
+
+void gate_conn_close_after(gate_conn_t *self, int64_t deadline_us)
+{
+    if (self->state == GATE_CONN_CLOSING)
+        return;
+    self->state = GATE_CONN_CLOSING;
+    self->close_at = deadline_us;
+    if (!gate_conn_has_output(self)) {
+        shutdown(self->fd, SHUT_WR);
+        self->shut = true;
+    }
+}
+
+int64_t gate_conn_close_deadline(const gate_conn_t *self) { return self->close_at; }
+
+bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us)
+{
+    int64_t now = ts_clock_mono_us();
+    slot_t *free_slot = NULL;
+    for (int i = 0; i < GATE_CONN_SLOTS; i++) {
+        slot_t *s = &self->slots[i];
+        if (s->state == SLOT_REPLIED && (s->seq == seq || now - s->when > GATE_EXCHANGE_US))
+            s->state = SLOT_FREE;     /* a reused seq starts over; old ones are lost */
+        if (s->state == SLOT_INFLIGHT && s->seq == seq)
+            free_slot = s;
+        else if (s->state == SLOT_FREE && !free_slot)
+            free_slot = s;
+    }
+    if (!free_slot) {                 /* evict the oldest replied exchange */
+        for (int i = 0; i < GATE_CONN_SLOTS; i++) {
+            slot_t *s = &self->slots[i];
+            if (s->state == SLOT_REPLIED && (!free_slot || s->when < free_slot->when))
+                free_slot = s;
+        }
+    }
+    if (!free_slot)
+        return false;
+    *free_slot = (slot_t) { .seq = seq, .when = deadline_us, .state = SLOT_INFLIGHT };
+    return true;
+}
+
+bool gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq)
+{
+    return find_slot((gate_conn_t *) self, seq, SLOT_INFLIGHT) != NULL;
+}
+
+bool gate_conn_sync_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us)
+{
+    slot_t *s = find_slot(self, seq, SLOT_INFLIGHT);
+    if (!s || s->when != deadline_us)
+        return false;
+    s->state = SLOT_FREE;
+    return true;
+}
+
+int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us)
+{
+    slot_t *s = find_slot(self, seq, SLOT_REPLIED);
+    if (!s)
+        return -1;
+    s->state = SLOT_FREE;
+    int64_t d = t6_us - s->when;
+    return d >= 0 && d <= GATE_EXCHANGE_US ? d : -1;
+}

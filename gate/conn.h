@@ -1,0 +1,71 @@
+/* gate/conn.h - one client connection: its socket, frame reader, capped
+ * output buffer, session fields, SYNC rate bucket and the exchanges it has
+ * in flight. Only the gate's event loop thread touches a connection. */
+#ifndef GATE_CONN_H
+#define GATE_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+
+typedef enum {
+    GATE_CONN_NEW,       /* connected, no WELCOME yet */
+    GATE_CONN_WELCOMED,  /* HELLO accepted, player bound */
+    GATE_CONN_CLOSING,   /* last words written; input is discarded until close */
+} gate_conn_state_t;
+
+#define GATE_CONN_SLOTS     16       /* exchanges in flight per connection */
+#define GATE_EXCHANGE_US    5000000  /* an ACK later than this is lost (PROTOCOL) */
+
+typedef struct gate_conn_t gate_conn_t;
+
+/* Takes ownership of fd (closed by destroy). out_cap bounds the bytes queued
+ * for a client that does not read. Returns NULL when out of memory. */
+gate_conn_t *gate_conn_new(int fd, uint64_t id, size_t out_cap, double sync_rate, int64_t now_us);
+void gate_conn_destroy(gate_conn_t **self_p);
+
+int      gate_conn_fd(const gate_conn_t *self);
+uint64_t gate_conn_id(const gate_conn_t *self);
+
+gate_conn_state_t gate_conn_state(const gate_conn_t *self);
+uint64_t gate_conn_player(const gate_conn_t *self);
+uint64_t gate_conn_session(const gate_conn_t *self);
+void     gate_conn_welcome(gate_conn_t *self, uint64_t player_id, uint64_t session_id);
+/* Counts a BAD_MESSAGE; returns how many this connection has had. */
+int      gate_conn_bad_message(gate_conn_t *self);
+/* True when one more SYNC keeps within the rate. */
+bool     gate_conn_sync_allowed(gate_conn_t *self, int64_t now_us);
+
+/* Input: see ts_framer_feed. */
+int gate_conn_feed(gate_conn_t *self, const uint8_t *data, size_t len, size_t *consumed,
+                   const uint8_t **body, size_t *body_len);
+
+/* Output. Each writes at once when nothing is queued, else queues. They
+ * return 0, or -1 when the queue would pass out_cap or the socket failed:
+ * the caller then drops the connection. */
+int gate_conn_send(gate_conn_t *self, const ts_msg_t *msg);
+/* SYNC_REPLY with t3 read from the real-time clock immediately before the
+ * write; the monotonic t3 is kept in seq's exchange slot. */
+int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64_t t2);
+/* Writes what is queued. Returns 1 while bytes remain, 0 when empty, -1 on error. */
+int gate_conn_flush(gate_conn_t *self);
+bool gate_conn_has_output(const gate_conn_t *self);
+
+/* Enters CLOSING: shuts the write side once output is flushed, and is to
+ * be closed at deadline_us (monotonic) or when the peer closes. */
+void    gate_conn_close_after(gate_conn_t *self, int64_t deadline_us);
+int64_t gate_conn_close_deadline(const gate_conn_t *self);
+
+/* Exchanges. begin records a SYNC forwarded to the scene (false: no free
+ * slot); replied is false when seq is not in flight (it timed out). expire
+ * removes seq if it is still in flight with this deadline, returning true.
+ * ack returns the monotonic t6 - t3 of seq's SYNC_REPLY and frees the slot,
+ * or -1 when seq matches no pending exchange (or one older than 5 s). */
+bool    gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us);
+bool    gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq);
+bool    gate_conn_sync_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us);
+int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us);
+
+#endif

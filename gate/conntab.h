@@ -1,0 +1,37 @@
+/* gate/conntab.h - the gate's connections by id, and which connection each
+ * welcomed player is on. A connection id is (generation << 32 | slot), so an
+ * id that outlives its connection never finds a newer one in the same slot. */
+#ifndef GATE_CONNTAB_H
+#define GATE_CONNTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn.h"
+
+typedef struct gate_conntab_t gate_conntab_t;
+
+gate_conntab_t *gate_conntab_new(void);
+/* Destroys every connection still in the table. */
+void gate_conntab_destroy(gate_conntab_t **self_p);
+
+/* Creates a connection for fd under a fresh id; NULL when out of memory
+ * (fd is then left open for the caller). */
+gate_conn_t *gate_conntab_add(gate_conntab_t *self, int fd, size_t out_cap, double sync_rate, int64_t now_us);
+/* NULL when id names no live connection. */
+gate_conn_t *gate_conntab_get(const gate_conntab_t *self, uint64_t id);
+/* Destroys the connection (closing its fd) and unbinds its player. */
+void gate_conntab_remove(gate_conntab_t *self, uint64_t id);
+size_t gate_conntab_count(const gate_conntab_t *self);
+/* Iteration over live connections: start with *cursor = 0; NULL at the end.
+ * Removing the returned connection while iterating is allowed. */
+gate_conn_t *gate_conntab_next(const gate_conntab_t *self, size_t *cursor);
+
+/* Binds player_id to connection id; returns the id it was bound to before
+ * (0 if none), which the caller replaces. */
+uint64_t gate_conntab_bind(gate_conntab_t *self, uint64_t player_id, uint64_t id);
+/* The connection id player_id is bound to, or 0. */
+uint64_t gate_conntab_player_conn(const gate_conntab_t *self, uint64_t player_id);
+size_t gate_conntab_players(const gate_conntab_t *self);
+
+#endif

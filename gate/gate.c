@@ -1,0 +1,581 @@
+/* gate/gate.c - see gate.h.
+ *
+ * Every connection is registered edge-triggered for input and output. Input
+ * is read until EAGAIN, stamped (t2, real and monotonic) as it is read, and
+ * split into frames; each frame is decoded and answered per PROTOCOL.md.
+ * Output is written at once; what the socket does not take is queued up to
+ * out_cap, past which the connection is dropped.
+ *
+ * A connection that must close (PROTOCOL says so, or BYE) first gets its
+ * last words, then its write side is shut and its input discarded until the
+ * peer closes or GATE_LINGER_US passes: closing at once could reset the
+ * connection and destroy the ERROR before the client reads it. */
+#include "gate.h"
+
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "conntab.h"
+#include "frame.h"
+#include "envelope.h"
+#include "net.h"
+#include "shards.h"
+#include "token.h"
+
+#define GATE_LINGER_US       1000000  /* a closing connection's grace */
+#define GATE_UNAVAILABLE_US  1000000  /* a SYNC unanswered by its shard this long */
+#define GATE_TICK_US         20000
+#define GATE_MAX_BAD         8        /* BAD_MESSAGEs before closing */
+#define GATE_SHUTDOWN_US     2000000  /* drain time at shutdown */
+
+/* epoll tags below any connection id (ids have a generation >= 1 on top). */
+enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_SHARD = 16 };
+
+typedef struct {
+    uint64_t conn, seq;
+    int64_t  deadline;
+} inflight_t;
+
+/* Counted metrics; see gate_new for names. */
+typedef struct {
+    ts_metric_t *accepted, *connections, *sessions, *replaced;
+    ts_metric_t *in[128], *out[128];
+    ts_metric_t *errors[9];
+    ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full;
+    ts_metric_t *inside_us;
+} gate_metrics_t;
+
+struct gate_t {
+    gate_options_t   opt;
+    ts_log_t        *log;
+    gate_metrics_t   m;
+    int              ep, listen_fd, signal_fd;
+    gate_conntab_t  *conns;
+    gate_shards_t   *shards;
+    _Atomic int      shards_up;
+    inflight_t      *inflight;        /* FIFO ring, deadlines ascending */
+    size_t           if_head, if_len, if_size;
+    uint64_t        *closing;         /* ids of CLOSING connections */
+    size_t           nclosing, closing_size;
+    int64_t          next_tick;
+    bool             stopping;
+};
+
+static void register_metrics(gate_t *g, ts_metrics_t *reg)
+{
+    gate_metrics_t *m = &g->m;
+    m->accepted = ts_metrics_counter(reg, "ticksync_gate_connections_accepted_total", "TCP connections accepted", NULL);
+    m->connections = ts_metrics_gauge(reg, "ticksync_gate_connections", "open TCP connections", NULL);
+    m->sessions = ts_metrics_gauge(reg, "ticksync_gate_sessions", "welcomed sessions", NULL);
+    m->replaced = ts_metrics_counter(reg, "ticksync_gate_sessions_replaced_total", "sessions replaced by a second HELLO", NULL);
+    static const int types[] = { TS_HELLO, TS_WELCOME, TS_SYNC, TS_SYNC_REPLY, TS_SYNC_ACK, TS_SYNC_RESULT, TS_ERROR, TS_BYE };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        char l[64];
+        snprintf(l, sizeof l, "type=\"%s\"", ts_msg_type_name((uint64_t) types[i]));
+        m->in[types[i]] = ts_metrics_counter(reg, "ticksync_gate_messages_in_total", "client messages decoded, by type", l);
+        m->out[types[i]] = ts_metrics_counter(reg, "ticksync_gate_messages_out_total", "messages sent to clients, by type", l);
+    }
+    for (int c = 1; c <= 8; c++) {
+        char l[64];
+        snprintf(l, sizeof l, "code=\"%s\"", ts_error_name((uint64_t) c));
+        m->errors[c] = ts_metrics_counter(reg, "ticksync_gate_errors_total", "ERRORs sent to clients, by PROTOCOL code", l);
+    }
+    m->gone = ts_metrics_counter(reg, "ticksync_gate_replies_conn_gone_total", "scene replies for connections that have gone", NULL);
+    m->late = ts_metrics_counter(reg, "ticksync_gate_replies_late_total", "SYNC_REPLYs after their SYNC was answered UNAVAILABLE", NULL);
+    m->bad_envelopes = ts_metrics_counter(reg, "ticksync_gate_bad_envelopes_total", "undecodable messages from scenes", NULL);
+    m->stalled = ts_metrics_counter(reg, "ticksync_gate_stalled_readers_total", "connections dropped for passing the output cap", NULL);
+    m->inflight_full = ts_metrics_counter(reg, "ticksync_gate_inflight_full_total", "SYNCs refused because 16 were in flight", NULL);
+    static const double us_bounds[] = { 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 50000 };
+    m->inside_us = ts_metrics_histogram(reg, "ticksync_gate_inside_us", "time inside the server, t3 - t2, microseconds",
+                                        NULL, us_bounds, sizeof us_bounds / sizeof us_bounds[0]);
+}
+
+static int epoll_add(int ep, int fd, uint32_t events, uint64_t tag)
+{
+    struct epoll_event ev = { .events = events, .data.u64 = tag };
+    return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics, char *err)
+{
+    gate_t *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, 256, "out of memory");
+        return NULL;
+    }
+    g->opt = *opt;
+    g->log = log;
+    g->ep = g->listen_fd = g->signal_fd = -1;
+    register_metrics(g, metrics);
+    int64_t now = ts_clock_mono_us();
+    g->conns = gate_conntab_new();
+    g->shards = gate_shards_new(opt->scenes, log, now, err);
+    g->ep = epoll_create1(EPOLL_CLOEXEC);
+    if (!g->conns || !g->shards || g->ep < 0) {
+        if (g->shards)
+            snprintf(err, 256, "out of memory");
+        gate_destroy(&g);
+        return NULL;
+    }
+    g->listen_fd = gate_net_listen_tcp(&opt->listen, opt->listen_len, err);
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    g->signal_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (g->listen_fd < 0 || g->signal_fd < 0
+        || epoll_add(g->ep, g->listen_fd, EPOLLIN, TAG_LISTEN) < 0
+        || epoll_add(g->ep, g->signal_fd, EPOLLIN, TAG_SIGNAL) < 0) {
+        if (g->listen_fd >= 0)
+            snprintf(err, 256, "cannot watch signals: %s", strerror(errno));
+        gate_destroy(&g);
+        return NULL;
+    }
+    for (int i = 0; i < gate_shards_count(g->shards); i++)
+        epoll_add(g->ep, gate_shards_fd(g->shards, i), EPOLLIN, TAG_SHARD + (uint64_t) i);
+    atomic_store(&g->shards_up, gate_shards_count(g->shards));
+    return g;
+}
+
+void gate_destroy(gate_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    gate_t *g = *self_p;
+    gate_conntab_destroy(&g->conns);
+    gate_shards_destroy(&g->shards);
+    if (g->listen_fd >= 0)
+        close(g->listen_fd);
+    if (g->signal_fd >= 0)
+        close(g->signal_fd);
+    if (g->ep >= 0)
+        close(g->ep);
+    free(g->inflight);
+    free(g->closing);
+    free(g);
+    *self_p = NULL;
+}
+
+int gate_shards_reachable(const gate_t *self)
+{
+    return atomic_load(&((gate_t *) self)->shards_up);
+}
+
+/* ---- connection end of life ------------------------------------------- */
+
+static void tell_scene(gate_t *g, gate_conn_t *c, uint64_t kind)
+{
+    uint64_t player = gate_conn_player(c);
+    ts_env_t env = { .kind = kind, .conn = gate_conn_id(c), .player_id = player };
+    gate_shards_send(g->shards, gate_shards_route(g->shards, player), &env);
+}
+
+static void drop(gate_t *g, gate_conn_t *c)
+{
+    if (gate_conn_player(c)) {
+        tell_scene(g, c, TS_ENV_CLOSE);
+        ts_metric_add(g->m.sessions, (uint64_t) -1);
+    }
+    gate_conntab_remove(g->conns, gate_conn_id(c));
+    ts_metric_set(g->m.connections, (int64_t) gate_conntab_count(g->conns));
+}
+
+/* Sends msg; a connection that cannot take it is dropped. Returns 0 when the
+ * connection is still there. */
+static int reply(gate_t *g, gate_conn_t *c, const ts_msg_t *msg)
+{
+    if (gate_conn_send(c, msg) < 0) {
+        ts_metric_add(g->m.stalled, 1);
+        drop(g, c);
+        return -1;
+    }
+    if (msg->type < 128 && g->m.out[msg->type])
+        ts_metric_add(g->m.out[msg->type], 1);
+    return 0;
+}
+
+static void close_gracefully(gate_t *g, gate_conn_t *c)
+{
+    if (gate_conn_state(c) == GATE_CONN_CLOSING)
+        return;
+    if (g->nclosing == g->closing_size) {
+        size_t size = g->closing_size ? g->closing_size * 2 : 64;
+        uint64_t *grown = realloc(g->closing, size * sizeof *grown);
+        if (!grown) {
+            drop(g, c);
+            return;
+        }
+        g->closing = grown;
+        g->closing_size = size;
+    }
+    g->closing[g->nclosing++] = gate_conn_id(c);
+    gate_conn_close_after(c, ts_clock_mono_us() + GATE_LINGER_US);
+}
+
+/* ERROR with seq, then the close rule of its code. Returns 0 when the
+ * connection stays open. */
+static int send_error(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code)
+{
+    ts_msg_t m;
+    ts_msg_error(&m, seq, code, NULL);
+    ts_metric_add(g->m.errors[code], 1);
+    if (reply(g, c, &m) < 0)
+        return -1;
+    bool keep = code == TS_RATE_LIMITED || code == TS_UNAVAILABLE
+             || (code == TS_BAD_MESSAGE && gate_conn_bad_message(c) < GATE_MAX_BAD);
+    if (keep)
+        return 0;
+    close_gracefully(g, c);
+    return -1;
+}
+
+static void say_bye(gate_t *g, gate_conn_t *c, const char *reason)
+{
+    ts_msg_t m;
+    ts_msg_bye(&m, 0, reason);
+    if (reply(g, c, &m) == 0)
+        close_gracefully(g, c);
+}
+
+/* ---- client messages --------------------------------------------------- */
+
+static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
+{
+    const ts_hello_t *h = &m->u.hello;
+    if (g->opt.secret
+        && (!h->has_token || ts_token_check(g->opt.secret, g->opt.secret_len, h->player_id, h->token,
+                                            h->token_len, ts_clock_real_us() / 1000000) < 0)) {
+        send_error(g, c, m->seq, TS_UNAUTHORIZED);
+        return;
+    }
+    uint64_t session;
+    randombytes_buf(&session, sizeof session);
+    gate_conn_welcome(c, h->player_id, session);
+    ts_metric_add(g->m.sessions, 1);
+    uint64_t old = gate_conntab_bind(g->conns, h->player_id, gate_conn_id(c));
+    gate_conn_t *prev = old ? gate_conntab_get(g->conns, old) : NULL;
+    if (prev) {
+        ts_metric_add(g->m.replaced, 1);
+        say_bye(g, prev, "replaced");
+    }
+    ts_msg_t w = { .type = TS_WELCOME, .seq = m->seq };
+    w.u.welcome.version = TS_PROTOCOL_VERSION;
+    w.u.welcome.session_id = session;
+    w.u.welcome.server_time = ts_clock_real_us();
+    w.u.welcome.sync_interval_ms = g->opt.sync_interval_ms;
+    if (reply(g, c, &w) == 0)
+        tell_scene(g, c, TS_ENV_OPEN);
+}
+
+static bool inflight_push(gate_t *g, uint64_t conn, uint64_t seq, int64_t deadline)
+{
+    if (g->if_len == g->if_size) {
+        size_t size = g->if_size ? g->if_size * 2 : 1024;
+        inflight_t *grown = malloc(size * sizeof *grown);
+        if (!grown)
+            return false;
+        for (size_t i = 0; i < g->if_len; i++)
+            grown[i] = g->inflight[(g->if_head + i) % g->if_size];
+        free(g->inflight);
+        g->inflight = grown;
+        g->if_head = 0;
+        g->if_size = size;
+    }
+    g->inflight[(g->if_head + g->if_len++) % g->if_size] = (inflight_t) { conn, seq, deadline };
+    return true;
+}
+
+static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, int64_t now)
+{
+    if (!gate_conn_sync_allowed(c, now)) {
+        send_error(g, c, m->seq, TS_RATE_LIMITED);
+        return;
+    }
+    uint64_t player = gate_conn_player(c);
+    int shard = gate_shards_route(g->shards, player);
+    int64_t deadline = now + GATE_UNAVAILABLE_US;
+    if (!gate_shards_up(g->shards, shard, now)) {
+        send_error(g, c, m->seq, TS_UNAVAILABLE);
+        return;
+    }
+    if (!gate_conn_sync_begin(c, m->seq, deadline)) {
+        ts_metric_add(g->m.inflight_full, 1);
+        send_error(g, c, m->seq, TS_UNAVAILABLE);
+        return;
+    }
+    ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = player,
+                     .seq = m->seq, .t1 = m->u.sync.t1, .t2 = t2 };
+    if (gate_shards_send(g->shards, shard, &env) < 0 || !inflight_push(g, env.conn, m->seq, deadline)) {
+        gate_conn_sync_expire(c, m->seq, deadline);
+        send_error(g, c, m->seq, TS_UNAVAILABLE);
+    }
+}
+
+static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t now)
+{
+    int64_t t6_t3 = gate_conn_sync_ack(c, m->seq, now);
+    if (t6_t3 < 0)
+        return;   /* no pending exchange with this seq: ignored (PROTOCOL) */
+    const ts_sync_ack_t *a = &m->u.sync_ack;
+    uint64_t player = gate_conn_player(c);
+    ts_env_t env = { .kind = TS_ENV_SYNC_ACK, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
+                     .t4 = a->t4, .t5 = a->t5, .t6_t3 = t6_t3,
+                     .has_client_rtt = a->has_client_rtt, .client_rtt = a->client_rtt,
+                     .has_client_offset = a->has_client_offset, .client_offset = a->client_offset };
+    if (gate_shards_send(g->shards, gate_shards_route(g->shards, player), &env) < 0)
+        send_error(g, c, m->seq, TS_UNAVAILABLE);
+}
+
+/* One frame body from c, read at real time t2 / monotonic now. */
+static void on_frame(gate_t *g, gate_conn_t *c, const uint8_t *body, size_t len, int64_t t2, int64_t now)
+{
+    ts_msg_t m;
+    ts_error_t rc = ts_msg_decode(body, len, TS_FROM_CLIENT, &m);
+    if (rc != TS_OK) {
+        send_error(g, c, rc == TS_BAD_FRAME ? 0 : m.seq, rc);
+        return;
+    }
+    ts_metric_add(g->m.in[m.type], 1);
+    if (gate_conn_state(c) == GATE_CONN_NEW) {
+        if (m.type == TS_HELLO)
+            on_hello(g, c, &m);
+        else
+            send_error(g, c, m.seq, TS_NOT_AUTHENTICATED);
+        return;
+    }
+    switch (m.type) {
+    case TS_SYNC:     on_sync(g, c, &m, t2, now); break;
+    case TS_SYNC_ACK: on_sync_ack(g, c, &m, now); break;
+    case TS_BYE:      close_gracefully(g, c); break;
+    default:          send_error(g, c, m.seq, TS_BAD_MESSAGE); break;  /* HELLO again */
+    }
+}
+
+/* Reads until EAGAIN. Returns -1 when the connection was dropped. */
+static int on_readable(gate_t *g, gate_conn_t *c)
+{
+    uint8_t buf[16384];
+    uint64_t id = gate_conn_id(c);
+    for (;;) {
+        ssize_t n = read(gate_conn_fd(c), buf, sizeof buf);
+        int64_t t2 = ts_clock_real_us(), now = ts_clock_mono_us();
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            drop(g, c);
+            return -1;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return 0;
+        if (gate_conn_state(c) == GATE_CONN_CLOSING)
+            continue;   /* discarded */
+        size_t off = 0;
+        while (off < (size_t) n) {
+            size_t used;
+            const uint8_t *body;
+            size_t body_len;
+            int rc = gate_conn_feed(c, buf + off, (size_t) n - off, &used, &body, &body_len);
+            off += used;
+            if (rc < 0) {
+                send_error(g, c, 0, (ts_error_t) -rc);
+                break;
+            }
+            if (rc == TS_FRAME_NEED_MORE)
+                break;
+            on_frame(g, c, body, body_len, t2, now);
+            if (gate_conntab_get(g->conns, id) != c || gate_conn_state(c) == GATE_CONN_CLOSING)
+                break;
+        }
+        if (gate_conntab_get(g->conns, id) != c)
+            return -1;
+    }
+}
+
+static void on_accept(gate_t *g)
+{
+    for (;;) {
+        int fd = accept4(g->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE)
+                ts_log(g->log, TS_LOG_WARN, "accept_failed", "error=\"%s\"", strerror(errno));
+            return;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        gate_conn_t *c = gate_conntab_add(g->conns, fd, g->opt.out_cap, g->opt.sync_rate, ts_clock_mono_us());
+        if (!c) {
+            close(fd);
+            continue;
+        }
+        if (epoll_add(g->ep, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, gate_conn_id(c)) < 0) {
+            gate_conntab_remove(g->conns, gate_conn_id(c));
+            continue;
+        }
+        ts_metric_add(g->m.accepted, 1);
+        ts_metric_set(g->m.connections, (int64_t) gate_conntab_count(g->conns));
+    }
+}
+
+/* ---- scene replies ----------------------------------------------------- */
+
+static void on_envelope(gate_t *g, const ts_env_t *env)
+{
+    gate_conn_t *c = gate_conntab_get(g->conns, env->conn);
+    if (env->kind == TS_ENV_KICK) {
+        gate_conn_t *bound = gate_conntab_get(g->conns, gate_conntab_player_conn(g->conns, env->player_id));
+        if (bound && bound == c)
+            say_bye(g, c, "replaced");
+        return;
+    }
+    if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || gate_conn_player(c) != env->player_id) {
+        ts_metric_add(g->m.gone, 1);
+        return;
+    }
+    if (env->kind == TS_ENV_SYNC_REPLY) {
+        if (!gate_conn_sync_inflight(c, env->seq)) {
+            ts_metric_add(g->m.late, 1);
+            return;
+        }
+        if (gate_conn_send_sync_reply(c, env->seq, env->t1, env->t2) < 0) {
+            ts_metric_add(g->m.stalled, 1);
+            drop(g, c);
+            return;
+        }
+        ts_metric_add(g->m.out[TS_SYNC_REPLY], 1);
+        ts_metric_observe(g->m.inside_us, (double) (ts_clock_real_us() - env->t2));
+    } else if (env->kind == TS_ENV_SYNC_RESULT) {
+        ts_msg_t r = { .type = TS_SYNC_RESULT, .seq = env->seq };
+        r.u.sync_result = (ts_sync_result_t) { env->rtt, env->srtt, env->rttvar };
+        reply(g, c, &r);
+    }
+}
+
+static void drain_shards(gate_t *g, int64_t now)
+{
+    for (int i = 0; i < gate_shards_count(g->shards); i++) {
+        ts_env_t env;
+        int rc;
+        while ((rc = gate_shards_recv(g->shards, i, &env, now)) != 0) {
+            if (rc < 0)
+                ts_metric_add(g->m.bad_envelopes, 1);
+            else
+                on_envelope(g, &env);
+        }
+    }
+}
+
+/* ---- timers ------------------------------------------------------------ */
+
+static void expire_inflight(gate_t *g, int64_t now)
+{
+    while (g->if_len > 0) {
+        inflight_t *f = &g->inflight[g->if_head];
+        if (f->deadline > now)
+            break;
+        gate_conn_t *c = gate_conntab_get(g->conns, f->conn);
+        if (c && gate_conn_sync_expire(c, f->seq, f->deadline))
+            send_error(g, c, f->seq, TS_UNAVAILABLE);
+        g->if_head = (g->if_head + 1) % g->if_size;
+        g->if_len--;
+    }
+}
+
+static void expire_closing(gate_t *g, int64_t now, bool all)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < g->nclosing; i++) {
+        gate_conn_t *c = gate_conntab_get(g->conns, g->closing[i]);
+        if (!c)
+            continue;
+        if (all || now >= gate_conn_close_deadline(c))
+            drop(g, c);
+        else
+            g->closing[keep++] = g->closing[i];
+    }
+    g->nclosing = keep;
+}
+
+static void tick(gate_t *g, int64_t now)
+{
+    gate_shards_tick(g->shards, now);
+    atomic_store(&g->shards_up, gate_shards_up_count(g->shards, now));
+    expire_inflight(g, now);
+    expire_closing(g, now, false);
+    g->next_tick = now + GATE_TICK_US;
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+static void begin_shutdown(gate_t *g)
+{
+    ts_log(g->log, TS_LOG_INFO, "stopping", "connections=%zu", gate_conntab_count(g->conns));
+    g->stopping = true;
+    epoll_ctl(g->ep, EPOLL_CTL_DEL, g->listen_fd, NULL);
+    close(g->listen_fd);
+    g->listen_fd = -1;
+    size_t cursor = 0;
+    for (gate_conn_t *c; (c = gate_conntab_next(g->conns, &cursor));)
+        if (gate_conn_state(c) != GATE_CONN_CLOSING)
+            say_bye(g, c, "shutdown");
+}
+
+static void on_event(gate_t *g, const struct epoll_event *ev)
+{
+    uint64_t tag = ev->data.u64;
+    if (tag == TAG_LISTEN) {
+        on_accept(g);
+    } else if (tag == TAG_SIGNAL) {
+        struct signalfd_siginfo si;
+        while (read(g->signal_fd, &si, sizeof si) == sizeof si)
+            if (!g->stopping)
+                begin_shutdown(g);
+    } else if (tag >= (1ULL << 32)) {
+        gate_conn_t *c = gate_conntab_get(g->conns, tag);
+        if (!c)
+            return;
+        if ((ev->events & EPOLLOUT) && gate_conn_flush(c) < 0) {
+            drop(g, c);
+            return;
+        }
+        if ((ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && on_readable(g, c) < 0)
+            return;
+    }
+}
+
+int gate_run(gate_t *g)
+{
+    ts_log(g->log, TS_LOG_INFO, "start", "shards=%d open_mode=%s sync_rate=%g",
+           gate_shards_count(g->shards), g->opt.secret ? "false" : "true", g->opt.sync_rate);
+    int64_t stop_by = 0;
+    struct epoll_event events[256];
+    for (;;) {
+        int64_t now = ts_clock_mono_us();
+        int timeout = g->next_tick > now ? (int) ((g->next_tick - now + 999) / 1000) : 0;
+        int n = epoll_wait(g->ep, events, 256, timeout);
+        for (int i = 0; i < n; i++)
+            on_event(g, &events[i]);
+        now = ts_clock_mono_us();
+        if (now >= g->next_tick)
+            tick(g, now);
+        drain_shards(g, now);
+        if (g->stopping) {
+            if (!stop_by)
+                stop_by = now + GATE_SHUTDOWN_US;
+            if (gate_conntab_count(g->conns) == 0 || now >= stop_by)
+                break;
+        }
+    }
+    expire_closing(g, 0, true);
+    ts_log(g->log, TS_LOG_INFO, "stop", NULL);
+    return 0;
+}

@@ -1,0 +1,38 @@
+/* gate/gate.h - the gate: one event loop that owns every client socket,
+ * speaks PROTOCOL.md to clients and the envelope to scene shards. */
+#ifndef GATE_GATE_H
+#define GATE_GATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "log.h"
+#include "metrics.h"
+
+typedef struct {
+    struct sockaddr_storage listen;
+    socklen_t               listen_len;
+    const char             *scenes;            /* comma-separated endpoints */
+    const uint8_t          *secret;            /* NULL: open mode */
+    size_t                  secret_len;
+    double                  sync_rate;         /* SYNC per second per connection */
+    uint64_t                sync_interval_ms;  /* advertised in WELCOME */
+    size_t                  out_cap;           /* bytes queued per connection */
+} gate_options_t;
+
+typedef struct gate_t gate_t;
+
+/* Opens the listener and the shard sockets. Returns NULL with a reason in
+ * err (256 bytes). log and metrics are borrowed and must outlive the gate. */
+gate_t *gate_new(const gate_options_t *options, ts_log_t *log, ts_metrics_t *metrics, char *err);
+void gate_destroy(gate_t **self_p);
+
+/* Serves until SIGTERM or SIGINT (which the caller must have blocked), then
+ * sends BYE "shutdown" to every client, drains and returns 0. */
+int gate_run(gate_t *self);
+
+/* Shards answering PINGs now (for /healthz). Thread-safe. */
+int gate_shards_reachable(const gate_t *self);
+
+#endif

@@ -1,0 +1,88 @@
+/* gate/main.c - ticksync-gate: settings, then the gate's loop. */
+#include <czmq.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "gate.h"
+#include "log.h"
+#include "metrics.h"
+#include "net.h"
+#include "token.h"
+
+static const ts_setting_t settings[] = {
+    { "listen", TS_SET_STR, "127.0.0.1:7700", "client TCP (and UDP) address, HOST:PORT", 0, 0 },
+    { "scenes", TS_SET_STR, "tcp://127.0.0.1:7710", "ZeroMQ endpoints of the scene shards, in shard order, comma-separated", 0, 0 },
+    { "metrics", TS_SET_STR, "127.0.0.1:9170", "/metrics and /healthz address, HOST:PORT", 0, 0 },
+    { "secret-file", TS_SET_STR, NULL, "the cluster's token secret (none: open mode, any token accepted)", 0, 0 },
+    { "allow-open", TS_SET_BOOL, "false", "permit open mode on a non-loopback address", 0, 0 },
+    { "sync-rate", TS_SET_INT, "20", "SYNC per second allowed per connection", 1, 1000000 },
+    { "sync-interval-ms", TS_SET_INT, "1000", "sync interval advertised in WELCOME", 10, 3600000 },
+    { "out-cap", TS_SET_INT, "65536", "bytes queued for a client that does not read before it is dropped", 1024, 1 << 26 },
+};
+
+int main(int argc, char **argv)
+{
+    ts_config_t *cfg = ts_config_new("ticksync-gate", "[options]",
+                                     "The ticksync gate: accepts game clients, stamps their TimeSync messages\n"
+                                     "with server time and forwards them to the player's scene shard.",
+                                     settings, sizeof settings / sizeof settings[0]);
+    if (!cfg)
+        return 1;
+    ts_config_rc_t rc = ts_config_load(cfg, argc, argv);
+    if (rc != TS_CONFIG_OK) {
+        ts_config_destroy(&cfg);
+        return rc == TS_CONFIG_EXIT ? 0 : 2;
+    }
+    gate_options_t opt = {
+        .scenes = ts_config_str(cfg, "scenes"),
+        .sync_rate = (double) ts_config_int(cfg, "sync-rate"),
+        .sync_interval_ms = (uint64_t) ts_config_int(cfg, "sync-interval-ms"),
+        .out_cap = (size_t) ts_config_int(cfg, "out-cap"),
+    };
+    char err[256];
+    uint8_t *secret = NULL;
+    if (ts_config_argc(cfg) > 0)
+        rc = ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));
+    else if (gate_net_parse(ts_config_str(cfg, "listen"), &opt.listen, &opt.listen_len, err) < 0)
+        rc = ts_config_fail(cfg, "listen: %s", err);
+    else if (ts_config_str(cfg, "secret-file")
+             && !(secret = ts_token_read_secret(ts_config_str(cfg, "secret-file"), &opt.secret_len)))
+        rc = ts_config_fail(cfg, "secret-file: cannot read '%s' (or it is empty)", ts_config_str(cfg, "secret-file"));
+    else if (!secret && !gate_net_is_loopback(&opt.listen) && !ts_config_bool(cfg, "allow-open"))
+        rc = ts_config_fail(cfg, "open mode (no --secret-file) refuses non-loopback address %s without --allow-open",
+                            ts_config_str(cfg, "listen"));
+    if (rc != TS_CONFIG_OK) {
+        free(secret);
+        ts_config_destroy(&cfg);
+        return 2;
+    }
+    opt.secret = secret;
+
+    /* SIGTERM/SIGINT arrive through the loop's signalfd; czmq must not take them. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    zsys_handler_set(NULL);
+
+    ts_log_t *log = ts_log_new("gate", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));
+    ts_metrics_t *metrics = ts_metrics_new();
+    gate_t *gate = log && metrics ? gate_new(&opt, log, metrics, err) : NULL;
+    int status = 1;
+    if (gate) {
+        ts_log(log, TS_LOG_INFO, "listening", "listen=%s scenes=%s", ts_config_str(cfg, "listen"), opt.scenes);
+        status = gate_run(gate);
+    } else {
+        fprintf(stderr, "ticksync-gate: %s\n", log && metrics ? err : "out of memory");
+    }
+    gate_destroy(&gate);
+    ts_metrics_destroy(&metrics);
+    ts_log_destroy(&log);
+    free(secret);
+    ts_config_destroy(&cfg);
+    return status;
+}

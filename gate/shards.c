@@ -1,0 +1,172 @@
+/* gate/shards.c - see shards.h. czmq builds and configures the sockets; the
+ * hot path calls libzmq directly on them, without message objects. */
+#include "shards.h"
+
+#include <czmq.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard.h"
+
+typedef struct {
+    char    *endpoint;
+    zsock_t *sock;
+    void    *handle;      /* the libzmq socket inside sock */
+    int64_t  last_pong;
+    int64_t  next_ping;
+    uint64_t nonce;
+    bool     was_up;
+} shard_t;
+
+struct gate_shards_t {
+    shard_t  *shards;
+    int       count;
+    ts_log_t *log;
+};
+
+static int open_shard(shard_t *s, const char *endpoint, int64_t now_us, char *err)
+{
+    s->endpoint = strdup(endpoint);
+    s->sock = zsock_new(ZMQ_DEALER);
+    if (!s->endpoint || !s->sock) {
+        snprintf(err, 256, "cannot create a ZeroMQ socket");
+        return -1;
+    }
+    zsock_set_immediate(s->sock, 1);
+    zsock_set_linger(s->sock, 500);   /* let CLOSEs out at shutdown */
+    zsock_set_sndhwm(s->sock, 200000);
+    zsock_set_rcvhwm(s->sock, 200000);
+    zsock_set_reconnect_ivl(s->sock, 100);
+    zsock_set_reconnect_ivl_max(s->sock, 1000);
+    zsock_set_heartbeat_ivl(s->sock, 250);
+    zsock_set_heartbeat_timeout(s->sock, 1000);
+    if (zsock_connect(s->sock, "%s", endpoint) < 0) {
+        snprintf(err, 256, "cannot connect to scene endpoint '%s'", endpoint);
+        return -1;
+    }
+    s->handle = zsock_resolve(s->sock);
+    s->last_pong = now_us;   /* a shard is given the benefit of the doubt at start */
+    s->was_up = true;
+    return 0;
+}
+
+gate_shards_t *gate_shards_new(const char *endpoints, ts_log_t *log, int64_t now_us, char *err)
+{
+    gate_shards_t *self = calloc(1, sizeof *self);
+    char *list = strdup(endpoints ? endpoints : "");
+    if (!self || !list) {
+        snprintf(err, 256, "out of memory");
+        free(list);
+        free(self);
+        return NULL;
+    }
+    self->log = log;
+    int n = 1;
+    for (const char *p = list; *p; p++)
+        n += *p == ',';
+    self->shards = calloc((size_t) n, sizeof(shard_t));
+    char *save = NULL;
+    for (char *ep = strtok_r(list, ",", &save); ep && self->shards; ep = strtok_r(NULL, ",", &save)) {
+        if (open_shard(&self->shards[self->count++], ep, now_us, err) < 0) {
+            free(list);
+            gate_shards_destroy(&self);
+            return NULL;
+        }
+    }
+    free(list);
+    if (self->count == 0) {
+        snprintf(err, 256, "no scene endpoints given");
+        gate_shards_destroy(&self);
+    }
+    return self;
+}
+
+void gate_shards_destroy(gate_shards_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    gate_shards_t *self = *self_p;
+    for (int i = 0; self->shards && i < self->count; i++) {
+        zsock_destroy(&self->shards[i].sock);
+        free(self->shards[i].endpoint);
+    }
+    free(self->shards);
+    free(self);
+    *self_p = NULL;
+}
+
+int gate_shards_count(const gate_shards_t *self) { return self->count; }
+
+int gate_shards_route(const gate_shards_t *self, uint64_t player_id)
+{
+    return ts_shard_of(player_id, self->count);
+}
+
+int gate_shards_fd(const gate_shards_t *self, int i) { return zsock_fd(self->shards[i].sock); }
+
+bool gate_shards_up(const gate_shards_t *self, int i, int64_t now_us)
+{
+    return now_us - self->shards[i].last_pong <= GATE_SHARD_DEAD_US;
+}
+
+int gate_shards_up_count(const gate_shards_t *self, int64_t now_us)
+{
+    int n = 0;
+    for (int i = 0; i < self->count; i++)
+        n += gate_shards_up(self, i, now_us);
+    return n;
+}
+
+int gate_shards_send(gate_shards_t *self, int i, const ts_env_t *env)
+{
+    uint8_t buf[TS_ENV_MAX];
+    size_t n = ts_env_encode(env, buf, sizeof buf);
+    if (n == 0)
+        return -1;
+    return zmq_send(self->shards[i].handle, buf, n, ZMQ_DONTWAIT) == (int) n ? 0 : -1;
+}
+
+int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us)
+{
+    shard_t *s = &self->shards[i];
+    for (;;) {
+        uint8_t buf[TS_ENV_MAX];
+        int n = zmq_recv(s->handle, buf, sizeof buf, ZMQ_DONTWAIT);
+        if (n < 0)
+            return 0;
+        int more = 0;
+        size_t sz = sizeof more;
+        bool multipart = zmq_getsockopt(s->handle, ZMQ_RCVMORE, &more, &sz) == 0 && more;
+        while (more) {   /* an envelope is one frame; discard the rest */
+            zmq_recv(s->handle, NULL, 0, ZMQ_DONTWAIT);
+            if (zmq_getsockopt(s->handle, ZMQ_RCVMORE, &more, &sz) != 0)
+                more = 0;
+        }
+        if (multipart || (size_t) n > sizeof buf || ts_env_decode(buf, (size_t) n, env) < 0)
+            return -1;
+        if (env->kind == TS_ENV_PONG) {
+            if (env->seq <= s->nonce && env->seq + 5 > s->nonce)   /* recent enough */
+                s->last_pong = now_us;
+            continue;
+        }
+        return 1;
+    }
+}
+
+void gate_shards_tick(gate_shards_t *self, int64_t now_us)
+{
+    for (int i = 0; i < self->count; i++) {
+        shard_t *s = &self->shards[i];
+        if (now_us >= s->next_ping) {
+            ts_env_t ping = { .kind = TS_ENV_PING, .seq = ++s->nonce };
+            gate_shards_send(self, i, &ping);
+            s->next_ping = now_us + GATE_SHARD_PING_US;
+        }
+        bool up = gate_shards_up(self, i, now_us);
+        if (up != s->was_up)
+            ts_log(self->log, up ? TS_LOG_INFO : TS_LOG_WARN, up ? "shard_up" : "shard_down",
+                   "shard=%d endpoint=%s", i, s->endpoint);
+        s->was_up = up;
+    }
+}
