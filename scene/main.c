@@ -1,0 +1,75 @@
+/* scene/main.c - ticksync-scene: settings, then the shard's routing loop. */
+#include <czmq.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "metrics.h"
+#include "scene.h"
+
+static const ts_setting_t settings[] = {
+    { "bind", TS_SET_STR, "tcp://127.0.0.1:7710", "ZeroMQ endpoint the gates connect to", 0, 0 },
+    { "db", TS_SET_STR, "./data/scene.db", "SQLite database", 0, 0 },
+    { "admin", TS_SET_STR, "127.0.0.1:9171", "admin HTTP API, /metrics, /healthz, HOST:PORT", 0, 0 },
+    { "workers", TS_SET_INT, "0", "player worker threads (0: number of cores)", 0, 256 },
+    { "flush-ms", TS_SET_INT, "100", "store flush interval, milliseconds", 1, 60000 },
+    { "idle-s", TS_SET_INT, "60", "a player silent this long leaves memory (its row stays)", 1, 86400 },
+    { "lag-bound-ms", TS_SET_INT, "50", "client and server rtt further apart than this are a lag-switch strike", 1, 60000 },
+    { "lag-strikes", TS_SET_INT, "5", "consecutive strikes that raise a player's lag flag", 1, 1000 },
+};
+
+int main(int argc, char **argv)
+{
+    ts_config_t *cfg = ts_config_new("ticksync-scene", "[options]",
+                                     "A ticksync scene shard: per-player workers compute and smooth each\n"
+                                     "player's round trip (RFC 6298) and keep it in SQLite.",
+                                     settings, sizeof settings / sizeof settings[0]);
+    if (!cfg)
+        return 1;
+    ts_config_rc_t rc = ts_config_load(cfg, argc, argv);
+    if (rc == TS_CONFIG_OK && ts_config_argc(cfg) > 0)
+        rc = ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));
+    if (rc != TS_CONFIG_OK) {
+        ts_config_destroy(&cfg);
+        return rc == TS_CONFIG_EXIT ? 0 : 2;
+    }
+    long workers = ts_config_int(cfg, "workers");
+    if (workers == 0)
+        workers = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+    scene_options_t opt = {
+        .bind = ts_config_str(cfg, "bind"),
+        .db = ts_config_str(cfg, "db"),
+        .workers = (int) workers,
+        .flush_ms = (int) ts_config_int(cfg, "flush-ms"),
+        .idle_us = ts_config_int(cfg, "idle-s") * 1000000,
+        .lag = { .lag_bound_us = ts_config_int(cfg, "lag-bound-ms") * 1000,
+                 .lag_strikes = ts_config_int(cfg, "lag-strikes") },
+    };
+
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    zsys_handler_set(NULL);
+
+    ts_log_t *log = ts_log_new("scene", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));
+    ts_metrics_t *metrics = ts_metrics_new();
+    char err[256] = "out of memory";
+    scene_t *scene = log && metrics ? scene_new(&opt, log, metrics, err) : NULL;
+    int status = 1;
+    if (scene) {
+        status = scene_run(scene);
+        scene_destroy(&scene);
+        ts_log(log, TS_LOG_INFO, "stop", NULL);
+    } else {
+        fprintf(stderr, "ticksync-scene: %s\n", err);
+    }
+    ts_metrics_destroy(&metrics);
+    ts_log_destroy(&log);
+    ts_config_destroy(&cfg);
+    return status;
+}

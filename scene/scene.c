@@ -1,0 +1,191 @@
+/* scene/scene.c - see scene.h. PINGs are answered here, on the routing
+ * thread, so a shard that routes is a shard that is up; everything else
+ * goes to the worker that owns the player. */
+#include "scene.h"
+
+#include <czmq.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "envelope.h"
+#include "stats.h"
+#include "store.h"
+#include "wire.h"
+#include "worker.h"
+#include "writer.h"
+
+struct scene_t {
+    scene_options_t  opt;
+    ts_log_t        *log;
+    scene_stats_t    stats;
+    scene_writer_t  *writer;
+    scene_worker_t **workers;
+    zsock_t        **to_worker;
+    zsock_t         *router, *replies;
+    int              signal_fd;
+};
+
+scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metrics, char *err)
+{
+    scene_t *s = calloc(1, sizeof *s);
+    if (!s || scene_stats_init(&s->stats, metrics) < 0) {
+        snprintf(err, 256, "out of memory");
+        free(s);
+        return NULL;
+    }
+    s->opt = *opt;
+    s->log = log;
+    s->signal_fd = -1;
+    scene_store_t *store = scene_store_new(opt->db, err);
+    if (!store) {
+        free(s);
+        return NULL;
+    }
+    s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, log, &s->stats);
+    s->workers = calloc((size_t) opt->workers, sizeof *s->workers);
+    s->to_worker = calloc((size_t) opt->workers, sizeof *s->to_worker);
+    s->replies = zsock_new_pull("@" SCENE_EP_REPLIES);
+    s->router = zsock_new(ZMQ_ROUTER);
+    if (!s->writer || !s->workers || !s->to_worker || !s->replies || !s->router) {
+        snprintf(err, 256, "cannot start the scene's threads");
+        scene_destroy(&s);
+        return NULL;
+    }
+    zsock_set_rcvhwm(s->replies, 0);
+    char ep[64];
+    for (int w = 0; w < opt->workers; w++) {
+        scene_worker_options_t wo = { .index = w, .count = opt->workers, .idle_us = opt->idle_us,
+                                      .lag = opt->lag, .log = log, .stats = &s->stats };
+        s->workers[w] = scene_worker_new(&wo);
+        s->to_worker[w] = zsock_new_push(scene_worker_endpoint(ep, '>', w));
+        if (!s->workers[w] || !s->to_worker[w]) {
+            snprintf(err, 256, "cannot start worker %d", w);
+            scene_destroy(&s);
+            return NULL;
+        }
+        zsock_set_sndhwm(s->to_worker[w], 0);
+    }
+    zsock_set_sndhwm(s->router, 200000);
+    zsock_set_rcvhwm(s->router, 200000);
+    zsock_set_linger(s->router, 500);
+    zsock_set_heartbeat_ivl(s->router, 250);
+    zsock_set_heartbeat_timeout(s->router, 1000);
+    if (zsock_bind(s->router, "%s", opt->bind) < 0) {
+        snprintf(err, 256, "cannot bind %s: %s", opt->bind, zmq_strerror(zmq_errno()));
+        scene_destroy(&s);
+        return NULL;
+    }
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    s->signal_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (s->signal_fd < 0) {
+        snprintf(err, 256, "cannot watch signals");
+        scene_destroy(&s);
+    }
+    return s;
+}
+
+void scene_destroy(scene_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    scene_t *s = *self_p;
+    zsock_destroy(&s->router);
+    for (int w = 0; s->workers && w < s->opt.workers; w++) {
+        scene_worker_destroy(&s->workers[w]);
+        if (s->to_worker)
+            zsock_destroy(&s->to_worker[w]);
+    }
+    scene_writer_destroy(&s->writer);
+    zsock_destroy(&s->replies);
+    if (s->signal_fd >= 0)
+        close(s->signal_fd);
+    free(s->workers);
+    free(s->to_worker);
+    free(s);
+    *self_p = NULL;
+}
+
+/* One message from a gate: [identity][envelope]. */
+static void route(scene_t *s, void *router)
+{
+    uint8_t id[256], buf[TS_ENV_MAX + 1];
+    int idn = zmq_recv(router, id, sizeof id, ZMQ_DONTWAIT);
+    if (idn < 0)
+        return;
+    int more = 0;
+    size_t sz = sizeof more;
+    zmq_getsockopt(router, ZMQ_RCVMORE, &more, &sz);
+    int n = more ? zmq_recv(router, buf, sizeof buf, 0) : -1;
+    zmq_getsockopt(router, ZMQ_RCVMORE, &more, &sz);
+    bool extra = more != 0;
+    while (more) {
+        zmq_recv(router, NULL, 0, 0);
+        zmq_getsockopt(router, ZMQ_RCVMORE, &more, &sz);
+    }
+    ts_metric_add(s->stats.envelopes_in, 1);
+    ts_env_t env;
+    if (idn > (int) sizeof id || n < 0 || n > TS_ENV_MAX || extra || ts_env_decode(buf, (size_t) n, &env) < 0
+        || env.kind == TS_ENV_PONG || env.kind == TS_ENV_SYNC_REPLY || env.kind == TS_ENV_SYNC_RESULT
+        || env.kind == TS_ENV_KICK || (env.kind != TS_ENV_PING && env.player_id == 0)) {
+        ts_metric_add(s->stats.bad_envelopes, 1);
+        return;
+    }
+    if (env.kind == TS_ENV_PING) {
+        ts_env_t pong = { .kind = TS_ENV_PONG, .seq = env.seq };
+        size_t pn = ts_env_encode(&pong, buf, sizeof buf);
+        zmq_send(router, id, (size_t) idn, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+        zmq_send(router, buf, pn, ZMQ_DONTWAIT);
+        return;
+    }
+    void *w = zsock_resolve(s->to_worker[scene_worker_of(env.player_id, s->opt.workers)]);
+    zmq_send(w, "E", 1, ZMQ_SNDMORE);
+    zmq_send(w, id, (size_t) idn, ZMQ_SNDMORE);
+    zmq_send(w, &env, sizeof env, 0);
+}
+
+/* One reply from a worker: [identity][envelope] goes out as it is. */
+static void forward(void *replies, void *router)
+{
+    zmq_msg_t part;
+    zmq_msg_init(&part);
+    int more = 1;
+    while (more && zmq_msg_recv(&part, replies, ZMQ_DONTWAIT) >= 0) {
+        more = zmq_msg_more(&part);
+        zmq_msg_send(&part, router, (more ? ZMQ_SNDMORE : 0) | ZMQ_DONTWAIT);
+    }
+    zmq_msg_close(&part);
+}
+
+int scene_run(scene_t *s)
+{
+    ts_log(s->log, TS_LOG_INFO, "start", "bind=%s db=%s workers=%d flush_ms=%d", s->opt.bind, s->opt.db,
+           s->opt.workers, s->opt.flush_ms);
+    void *router = zsock_resolve(s->router), *replies = zsock_resolve(s->replies);
+    zmq_pollitem_t items[] = {
+        { router, 0, ZMQ_POLLIN, 0 },
+        { replies, 0, ZMQ_POLLIN, 0 },
+        { NULL, s->signal_fd, ZMQ_POLLIN, 0 },
+    };
+    for (;;) {
+        if (zmq_poll(items, 3, -1) < 0 && zmq_errno() != EINTR)
+            break;
+        if (items[2].revents & ZMQ_POLLIN)
+            break;
+        for (int i = 0; i < 256 && (items[0].revents & ZMQ_POLLIN); i++) {
+            route(s, router);
+            if (!(zsock_events(s->router) & ZMQ_POLLIN))
+                break;
+        }
+        for (int i = 0; i < 256 && (items[1].revents & ZMQ_POLLIN); i++) {
+            forward(replies, router);
+            if (!(zsock_events(s->replies) & ZMQ_POLLIN))
+                break;
+        }
+    }
+    ts_log(s->log, TS_LOG_INFO, "stopping", NULL);
+    return 0;
+}

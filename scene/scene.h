@@ -1,0 +1,33 @@
+/* scene/scene.h - a scene shard: the ZeroMQ ROUTER that gates connect to,
+ * its worker threads and its store thread. The calling thread routes. */
+#ifndef SCENE_SCENE_H
+#define SCENE_SCENE_H
+
+#include <stdint.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "player.h"
+
+typedef struct {
+    const char      *bind;       /* ZeroMQ endpoint */
+    const char      *db;         /* SQLite path */
+    int              workers;
+    int              flush_ms;
+    int64_t          idle_us;
+    scene_lag_rule_t lag;
+} scene_options_t;
+
+typedef struct scene_t scene_t;
+
+/* Opens the store, starts the threads and binds. Returns NULL with a
+ * reason in err (256 bytes). log and metrics must outlive the scene. */
+scene_t *scene_new(const scene_options_t *options, ts_log_t *log, ts_metrics_t *metrics, char *err);
+/* Stops workers (their rows go to the store), then the store (which
+ * flushes everything). */
+void scene_destroy(scene_t **self_p);
+
+/* Routes until SIGTERM or SIGINT (which the caller must have blocked). */
+int scene_run(scene_t *self);
+
+#endif

@@ -1,0 +1,36 @@
+/* scene/stats.c - see stats.h. */
+#include "stats.h"
+
+#include <stddef.h>
+
+int scene_stats_init(scene_stats_t *s, ts_metrics_t *r)
+{
+    static const double rtt_bounds[] = { 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000 };
+    static const double sec_bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1 };
+    static const double row_bounds[] = { 1, 10, 100, 1000, 10000, 100000 };
+    s->envelopes_in = ts_metrics_counter(r, "ticksync_scene_envelopes_in_total", "envelopes received from gates", NULL);
+    s->bad_envelopes = ts_metrics_counter(r, "ticksync_scene_bad_envelopes_total", "undecodable messages from gates", NULL);
+    s->replies_out = ts_metrics_counter(r, "ticksync_scene_replies_out_total", "envelopes sent back to gates", NULL);
+    s->exchanges = ts_metrics_counter(r, "ticksync_scene_exchanges_total", "SYNC_ACKs matched to a pending exchange", NULL);
+    s->invalid = ts_metrics_counter(r, "ticksync_scene_invalid_total", "exchanges with an invalid sample", NULL);
+    s->lost = ts_metrics_counter(r, "ticksync_scene_lost_total", "exchanges with no SYNC_ACK within 5 s", NULL);
+    s->unmatched_acks = ts_metrics_counter(r, "ticksync_scene_unmatched_acks_total", "SYNC_ACKs matching no pending exchange", NULL);
+    s->deferred_dropped = ts_metrics_counter(r, "ticksync_scene_deferred_dropped_total", "SYNC_ACKs dropped while a player's row was loading", NULL);
+    s->online = ts_metrics_gauge(r, "ticksync_scene_players_online", "players with a session on a gate", NULL);
+    s->players_in_memory = ts_metrics_gauge(r, "ticksync_scene_players_in_memory", "players held by workers", NULL);
+    s->lag_flags = ts_metrics_counter(r, "ticksync_scene_lag_flags_total", "times a player's lag-switch flag was raised", NULL);
+    s->rtt_us = ts_metrics_histogram(r, "ticksync_scene_rtt_us", "server-measured round trip of valid exchanges, microseconds",
+                                     NULL, rtt_bounds, sizeof rtt_bounds / sizeof rtt_bounds[0]);
+    s->flushes = ts_metrics_counter(r, "ticksync_scene_store_flushes_total", "store transactions committed", NULL);
+    s->flush_errors = ts_metrics_counter(r, "ticksync_scene_store_errors_total", "store transactions that failed", NULL);
+    s->flush_seconds = ts_metrics_histogram(r, "ticksync_scene_store_flush_seconds", "duration of a store flush",
+                                            NULL, sec_bounds, sizeof sec_bounds / sizeof sec_bounds[0]);
+    s->flush_rows = ts_metrics_histogram(r, "ticksync_scene_store_flush_rows", "rows written per flush",
+                                         NULL, row_bounds, sizeof row_bounds / sizeof row_bounds[0]);
+    s->store_pending = ts_metrics_gauge(r, "ticksync_scene_store_pending_rows", "rows waiting for the next flush", NULL);
+    ts_metric_t **all = (ts_metric_t **) s;
+    for (size_t i = 0; i < sizeof *s / sizeof(ts_metric_t *); i++)
+        if (!all[i])
+            return -1;
+    return 0;
+}

@@ -1,0 +1,19 @@
+/* scene/stats.h - the scene's metrics, registered once and shared by its
+ * threads (every update is an atomic). */
+#ifndef SCENE_STATS_H
+#define SCENE_STATS_H
+
+#include "metrics.h"
+
+typedef struct {
+    ts_metric_t *envelopes_in, *bad_envelopes, *replies_out;
+    ts_metric_t *exchanges, *invalid, *lost, *unmatched_acks, *deferred_dropped;
+    ts_metric_t *online, *players_in_memory, *lag_flags;
+    ts_metric_t *rtt_us;
+    ts_metric_t *flushes, *flush_errors, *flush_seconds, *flush_rows, *store_pending;
+} scene_stats_t;
+
+/* Registers every metric in reg. Returns 0, or -1 when out of memory. */
+int scene_stats_init(scene_stats_t *stats, ts_metrics_t *reg);
+
+#endif

@@ -1,0 +1,153 @@
+/* scene/store.c - see store.h. */
+#include "store.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct scene_store_t {
+    sqlite3      *db;
+    sqlite3_stmt *upsert, *select, *begin, *commit, *rollback;
+};
+
+#define COLUMNS "player_id, rtt_us, srtt_us, rttvar_us, min_rtt_us, samples, invalid, lost, " \
+                "client_rtt_us, client_offset_us, updated_at_us, lag_flag, lag_strikes, online"
+
+static const char *schema =
+    "CREATE TABLE IF NOT EXISTS player_latency ("
+    " player_id INTEGER PRIMARY KEY,"
+    " rtt_us INTEGER NOT NULL, srtt_us INTEGER NOT NULL, rttvar_us INTEGER NOT NULL,"
+    " min_rtt_us INTEGER NOT NULL, samples INTEGER NOT NULL, invalid INTEGER NOT NULL,"
+    " lost INTEGER NOT NULL, client_rtt_us INTEGER NOT NULL, client_offset_us INTEGER NOT NULL,"
+    " updated_at_us INTEGER NOT NULL, lag_flag INTEGER NOT NULL DEFAULT 0,"
+    " lag_strikes INTEGER NOT NULL DEFAULT 0, online INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX IF NOT EXISTS player_latency_srtt ON player_latency(srtt_us);"
+    "UPDATE player_latency SET online = 0 WHERE online != 0;";
+
+static const char *upsert_sql =
+    "INSERT INTO player_latency (" COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " ON CONFLICT(player_id) DO UPDATE SET rtt_us=excluded.rtt_us, srtt_us=excluded.srtt_us,"
+    " rttvar_us=excluded.rttvar_us, min_rtt_us=excluded.min_rtt_us, samples=excluded.samples,"
+    " invalid=excluded.invalid, lost=excluded.lost, client_rtt_us=excluded.client_rtt_us,"
+    " client_offset_us=excluded.client_offset_us, updated_at_us=excluded.updated_at_us,"
+    " lag_flag=excluded.lag_flag, lag_strikes=excluded.lag_strikes, online=excluded.online";
+
+/* Makes the database's folder if it is missing (one level, like ./data). */
+static void make_folder(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return;
+    char *dir = dirname(copy);
+    if (strcmp(dir, ".") != 0 && strcmp(dir, "/") != 0)
+        mkdir(dir, 0750);
+    free(copy);
+}
+
+scene_store_t *scene_store_new(const char *path, char *err)
+{
+    scene_store_t *self = calloc(1, sizeof *self);
+    if (!self) {
+        snprintf(err, 256, "out of memory");
+        return NULL;
+    }
+    make_folder(path);
+    int rc = sqlite3_open_v2(path, &self->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        sqlite3_busy_timeout(self->db, 1000);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(self->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(self->db, schema, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(self->db, upsert_sql, -1, &self->upsert, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(self->db, "SELECT " COLUMNS " FROM player_latency WHERE player_id = ?", -1,
+                                &self->select, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(self->db, "BEGIN", -1, &self->begin, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(self->db, "COMMIT", -1, &self->commit, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(self->db, "ROLLBACK", -1, &self->rollback, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, 256, "cannot open database '%s': %s", path,
+                 self->db ? sqlite3_errmsg(self->db) : sqlite3_errstr(rc));
+        scene_store_destroy(&self);
+    }
+    return self;
+}
+
+void scene_store_destroy(scene_store_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    scene_store_t *self = *self_p;
+    sqlite3_finalize(self->upsert);
+    sqlite3_finalize(self->select);
+    sqlite3_finalize(self->begin);
+    sqlite3_finalize(self->commit);
+    sqlite3_finalize(self->rollback);
+    sqlite3_close(self->db);
+    free(self);
+    *self_p = NULL;
+}
+
+static int step_once(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc;
+}
+
+static int64_t *row_field(scene_row_t *r, int i)
+{
+    int64_t *fields[] = { &r->rtt_us, &r->srtt_us, &r->rttvar_us, &r->min_rtt_us, &r->samples, &r->invalid,
+                          &r->lost, &r->client_rtt_us, &r->client_offset_us, &r->updated_at_us, &r->lag_flag,
+                          &r->lag_strikes, &r->online };
+    return fields[i];
+}
+#define ROW_FIELDS 13
+
+int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char *err)
+{
+    if (step_once(self->begin) != SQLITE_DONE) {
+        snprintf(err, 256, "BEGIN: %s", sqlite3_errmsg(self->db));
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        scene_row_t r = rows[i];
+        sqlite3_bind_int64(self->upsert, 1, (sqlite3_int64) r.player_id);
+        for (int f = 0; f < ROW_FIELDS; f++)
+            sqlite3_bind_int64(self->upsert, f + 2, *row_field(&r, f));
+        if (step_once(self->upsert) != SQLITE_DONE) {
+            snprintf(err, 256, "UPSERT: %s", sqlite3_errmsg(self->db));
+            step_once(self->rollback);
+            return -1;
+        }
+    }
+    if (step_once(self->commit) != SQLITE_DONE) {
+        snprintf(err, 256, "COMMIT: %s", sqlite3_errmsg(self->db));
+        step_once(self->rollback);
+        return -1;
+    }
+    return 0;
+}
+
+int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row)
+{
+    sqlite3_bind_int64(self->select, 1, (sqlite3_int64) player_id);
+    int rc = sqlite3_step(self->select);
+    if (rc == SQLITE_ROW) {
+        memset(row, 0, sizeof *row);
+        row->player_id = (uint64_t) sqlite3_column_int64(self->select, 0);
+        for (int f = 0; f < ROW_FIELDS; f++)
+            *row_field(row, f) = sqlite3_column_int64(self->select, f + 1);
+    }
+    sqlite3_reset(self->select);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}

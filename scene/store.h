@@ -1,0 +1,26 @@
+/* scene/store.h - the SQLite latency store of one shard: WAL mode,
+ * synchronous=NORMAL, a prepared UPSERT, one transaction per batch.
+ * Not thread-safe: the writer thread owns it. */
+#ifndef SCENE_STORE_H
+#define SCENE_STORE_H
+
+#include <stddef.h>
+
+#include "row.h"
+
+typedef struct scene_store_t scene_store_t;
+
+/* Opens (creating the file, its folder's last level and the table) and
+ * marks every row offline, since no session survives a restart. Returns
+ * NULL with a reason in err (256 bytes). */
+scene_store_t *scene_store_new(const char *path, char *err);
+void scene_store_destroy(scene_store_t **self_p);
+
+/* Writes rows in one transaction. Returns 0, or -1 with the reason in err;
+ * nothing is written then. */
+int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char *err);
+
+/* Returns 1 with *row filled, 0 when the player has no row, -1 on error. */
+int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row);
+
+#endif

@@ -1,0 +1,41 @@
+/* scene/wire.h - messages between the scene's own threads over inproc
+ * ZeroMQ sockets (never across processes, so plain structs travel):
+ *
+ *   router -> worker k  (inproc://ts-worker-k)  'E' | gate identity | ts_env_t
+ *   writer -> worker k  (inproc://ts-worker-k)  'L' | scene_load_t
+ *   worker -> writer    (inproc://ts-store)     'R' | scene_row_t[n]
+ *   worker -> writer    (inproc://ts-store)     'Q' | scene_query_t
+ *   worker -> router    (inproc://ts-replies)   gate identity | encoded envelope
+ *
+ * Each socket has one owner thread; a frame kind is its first byte. */
+#ifndef SCENE_WIRE_H
+#define SCENE_WIRE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "row.h"
+
+#define SCENE_EP_WORKER  "inproc://ts-worker-%d"
+#define SCENE_EP_STORE   "inproc://ts-store"
+#define SCENE_EP_REPLIES "inproc://ts-replies"
+
+typedef struct {
+    int         worker;     /* whose inbox gets the answer */
+    uint64_t    player_id;
+} scene_query_t;
+
+typedef struct {
+    uint64_t    player_id;
+    int         found;      /* 0: no row, start afresh */
+    scene_row_t row;
+} scene_load_t;
+
+/* The endpoint of worker w's inbox, prefixed '@' (bind) or '>' (connect). */
+static inline const char *scene_worker_endpoint(char buf[64], char prefix, int w)
+{
+    snprintf(buf, 64, "%c" SCENE_EP_WORKER, prefix, w);
+    return buf;
+}
+
+#endif

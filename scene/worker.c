@@ -1,0 +1,382 @@
+/* scene/worker.c - see worker.h. Runs as a czmq actor.
+ *
+ * A player who shows up is created at once and its stored row is asked of
+ * the writer; SYNCs are answered meanwhile (they need no history), while
+ * SYNC_ACKs wait (up to DEFER_MAX) until the row is in, so smoothing always
+ * continues from the stored values. Dirty rows leave for the writer each
+ * time the inbox runs dry: under load in large batches, when idle at once. */
+#include "worker.h"
+
+#include <czmq.h>
+
+#include "clock.h"
+#include "envelope.h"
+#include "shard.h"
+#include "wire.h"
+
+#define DEFER_MAX   8
+#define TICK_US     100000
+#define GATE_ID_MAX 256
+
+typedef struct {
+    ts_env_t env;
+    uint8_t  gate[GATE_ID_MAX];
+    size_t   gate_len;
+} deferred_t;
+
+typedef struct {
+    scene_player_t *player;
+    int64_t         last_seen;
+    bool            dirty, loading;
+    uint8_t         gate[GATE_ID_MAX];  /* the gate holding the session */
+    size_t          gate_len;
+    uint64_t        conn;
+    deferred_t     *deferred;           /* DEFER_MAX, while loading */
+    int             ndeferred;
+} entry_t;
+
+typedef struct {
+    scene_worker_options_t opt;
+    zhashx_t  *players;          /* player_id -> entry_t* */
+    entry_t  **dirty;
+    size_t     ndirty, dirty_size;
+    void      *replies, *store;  /* PUSH handles */
+} state_t;
+
+struct scene_worker_t {
+    zactor_t              *actor;
+    scene_worker_options_t opt;
+};
+
+int scene_worker_of(uint64_t player_id, int count)
+{
+    return (int) (ts_shard_mix(player_id) % (uint64_t) count);
+}
+
+static size_t key_hash(const void *k) { return (size_t) ts_shard_mix((uint64_t) (uintptr_t) k); }
+static int key_cmp(const void *a, const void *b) { return (uintptr_t) a < (uintptr_t) b ? -1 : (uintptr_t) a > (uintptr_t) b; }
+
+static void entry_free(void **item)
+{
+    entry_t *e = *item;
+    if (!e)
+        return;
+    scene_player_destroy(&e->player);
+    free(e->deferred);
+    free(e);
+    *item = NULL;
+}
+
+static void mark_dirty(state_t *st, entry_t *e)
+{
+    if (e->dirty)
+        return;
+    if (st->ndirty == st->dirty_size) {
+        size_t size = st->dirty_size ? st->dirty_size * 2 : 256;
+        entry_t **grown = realloc(st->dirty, size * sizeof *grown);
+        if (!grown)
+            return;
+        st->dirty = grown;
+        st->dirty_size = size;
+    }
+    e->dirty = true;
+    st->dirty[st->ndirty++] = e;
+}
+
+static void send_dirty(state_t *st)
+{
+    if (st->ndirty == 0)
+        return;
+    scene_row_t *rows = malloc(st->ndirty * sizeof *rows);
+    if (!rows)
+        return;
+    for (size_t i = 0; i < st->ndirty; i++) {
+        scene_player_row(st->dirty[i]->player, &rows[i]);
+        st->dirty[i]->dirty = false;
+    }
+    zmq_send(st->store, "R", 1, ZMQ_SNDMORE);
+    zmq_send(st->store, rows, st->ndirty * sizeof *rows, 0);
+    free(rows);
+    st->ndirty = 0;
+}
+
+static void reply(state_t *st, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
+{
+    uint8_t buf[TS_ENV_MAX];
+    size_t n = ts_env_encode(env, buf, sizeof buf);
+    if (n == 0)
+        return;
+    zmq_send(st->replies, gate, gate_len, ZMQ_SNDMORE);
+    zmq_send(st->replies, buf, n, 0);
+    ts_metric_add(st->opt.stats->replies_out, 1);
+}
+
+static entry_t *find_or_create(state_t *st, uint64_t player_id, int64_t now)
+{
+    entry_t *e = zhashx_lookup(st->players, (void *) (uintptr_t) player_id);
+    if (e)
+        return e;
+    e = calloc(1, sizeof *e);
+    if (!e || !(e->player = scene_player_new(player_id))) {
+        free(e);
+        return NULL;
+    }
+    e->last_seen = now;
+    e->loading = true;
+    zhashx_insert(st->players, (void *) (uintptr_t) player_id, e);
+    ts_metric_add(st->opt.stats->players_in_memory, 1);
+    scene_query_t q = { .worker = st->opt.index, .player_id = player_id };
+    zmq_send(st->store, "Q", 1, ZMQ_SNDMORE);
+    zmq_send(st->store, &q, sizeof q, 0);
+    return e;
+}
+
+static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
+{
+    scene_result_t r;
+    bool was_flagged = false;
+    scene_row_t before;
+    scene_player_row(e->player, &before);
+    was_flagged = before.lag_flag != 0;
+    if (!scene_player_on_ack(e->player, env->seq, env->t4, env->t5, env->t6_t3,
+                             env->has_client_rtt ? &env->client_rtt : NULL,
+                             env->has_client_offset ? &env->client_offset : NULL,
+                             &st->opt.lag, ts_clock_real_us(), &r)) {
+        ts_metric_add(st->opt.stats->unmatched_acks, 1);
+        return;
+    }
+    ts_metric_add(st->opt.stats->exchanges, 1);
+    if (r.rtt < 0)
+        ts_metric_add(st->opt.stats->invalid, 1);
+    else
+        ts_metric_observe(st->opt.stats->rtt_us, (double) r.rtt);
+    scene_row_t after;
+    scene_player_row(e->player, &after);
+    if (after.lag_flag && !was_flagged) {
+        ts_metric_add(st->opt.stats->lag_flags, 1);
+        ts_log(st->opt.log, TS_LOG_INFO, "lag_flag_raised", "player=%llu client_rtt_us=%lld srtt_us=%lld",
+               (unsigned long long) env->player_id, (long long) after.client_rtt_us, (long long) after.srtt_us);
+    }
+    mark_dirty(st, e);
+    ts_env_t res = { .kind = TS_ENV_SYNC_RESULT, .conn = env->conn, .player_id = env->player_id,
+                     .seq = env->seq, .rtt = r.rtt, .srtt = r.srtt, .rttvar = r.rttvar };
+    reply(st, gate, gate_len, &res);
+}
+
+static void on_open(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env, int64_t real)
+{
+    scene_row_t row;
+    scene_player_row(e->player, &row);
+    bool elsewhere = row.online && (e->gate_len != gate_len || memcmp(e->gate, gate, gate_len) != 0);
+    if (elsewhere) {   /* the player logged in through another gate: the old one lets go */
+        ts_env_t kick = { .kind = TS_ENV_KICK, .conn = e->conn, .player_id = env->player_id };
+        reply(st, e->gate, e->gate_len, &kick);
+    }
+    if (!row.online)
+        ts_metric_add(st->opt.stats->online, 1);
+    memcpy(e->gate, gate, gate_len);
+    e->gate_len = gate_len;
+    e->conn = env->conn;
+    scene_player_set_online(e->player, true, real);
+    mark_dirty(st, e);
+}
+
+static void on_close(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env, int64_t real)
+{
+    scene_row_t row;
+    scene_player_row(e->player, &row);
+    if (!row.online || e->conn != env->conn || e->gate_len != gate_len || memcmp(e->gate, gate, gate_len) != 0)
+        return;   /* an old connection of a player who is on again elsewhere */
+    ts_metric_add(st->opt.stats->online, (uint64_t) -1);
+    scene_player_set_online(e->player, false, real);
+    mark_dirty(st, e);
+}
+
+static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
+{
+    int64_t now = ts_clock_mono_us();
+    entry_t *e = find_or_create(st, env->player_id, now);
+    if (!e)
+        return;
+    e->last_seen = now;
+    switch (env->kind) {
+    case TS_ENV_OPEN:
+        on_open(st, e, gate, gate_len, env, ts_clock_real_us());
+        break;
+    case TS_ENV_CLOSE:
+        on_close(st, e, gate, gate_len, env, ts_clock_real_us());
+        break;
+    case TS_ENV_SYNC: {
+        scene_player_on_sync(e->player, env->seq, now);
+        ts_env_t r = { .kind = TS_ENV_SYNC_REPLY, .conn = env->conn, .player_id = env->player_id,
+                       .seq = env->seq, .t1 = env->t1, .t2 = env->t2 };
+        reply(st, gate, gate_len, &r);
+        break;
+    }
+    case TS_ENV_SYNC_ACK:
+        if (!e->loading) {
+            on_ack(st, e, gate, gate_len, env);
+        } else if ((e->deferred || (e->deferred = calloc(DEFER_MAX, sizeof(deferred_t))))
+                   && e->ndeferred < DEFER_MAX) {
+            deferred_t *d = &e->deferred[e->ndeferred++];
+            d->env = *env;
+            memcpy(d->gate, gate, gate_len);
+            d->gate_len = gate_len;
+        } else {
+            ts_metric_add(st->opt.stats->deferred_dropped, 1);
+        }
+        break;
+    }
+}
+
+static void on_load(state_t *st, const scene_load_t *load)
+{
+    entry_t *e = zhashx_lookup(st->players, (void *) (uintptr_t) load->player_id);
+    if (!e || !e->loading)
+        return;
+    if (load->found)
+        scene_player_restore(e->player, &load->row);
+    e->loading = false;
+    for (int i = 0; i < e->ndeferred; i++)
+        on_ack(st, e, e->deferred[i].gate, e->deferred[i].gate_len, &e->deferred[i].env);
+    free(e->deferred);
+    e->deferred = NULL;
+    e->ndeferred = 0;
+    mark_dirty(st, e);
+}
+
+static void on_inbox(state_t *st, zmsg_t *msg)
+{
+    zframe_t *kind = zmsg_first(msg);
+    if (!kind || zframe_size(kind) != 1)
+        return;
+    if (zframe_data(kind)[0] == 'E') {
+        zframe_t *gate = zmsg_next(msg), *body = zmsg_next(msg);
+        if (gate && body && zframe_size(body) == sizeof(ts_env_t) && zframe_size(gate) <= GATE_ID_MAX) {
+            ts_env_t env;
+            memcpy(&env, zframe_data(body), sizeof env);
+            on_envelope(st, zframe_data(gate), zframe_size(gate), &env);
+        }
+    } else if (zframe_data(kind)[0] == 'L') {
+        zframe_t *body = zmsg_next(msg);
+        if (body && zframe_size(body) == sizeof(scene_load_t)) {
+            scene_load_t load;
+            memcpy(&load, zframe_data(body), sizeof load);
+            on_load(st, &load);
+        }
+    }
+}
+
+/* Loss accounting, and eviction of players idle past idle_us. */
+static void sweep(state_t *st, int64_t now)
+{
+    int64_t real = ts_clock_real_us();
+    zlistx_t *gone = zlistx_new();
+    for (entry_t *e = zhashx_first(st->players); e; e = zhashx_next(st->players)) {
+        int lost = scene_player_expire(e->player, now, real);
+        if (lost) {
+            ts_metric_add(st->opt.stats->lost, (uint64_t) lost);
+            mark_dirty(st, e);
+        }
+        if (!e->dirty && !e->loading && now - e->last_seen > st->opt.idle_us && gone)
+            zlistx_add_end(gone, (void *) zhashx_cursor(st->players));
+    }
+    for (void *key = gone ? zlistx_first(gone) : NULL; key; key = zlistx_next(gone)) {
+        entry_t *e = zhashx_lookup(st->players, key);
+        scene_row_t row;
+        scene_player_row(e->player, &row);
+        if (row.online)
+            ts_metric_add(st->opt.stats->online, (uint64_t) -1);
+        zhashx_delete(st->players, key);
+        ts_metric_add(st->opt.stats->players_in_memory, (uint64_t) -1);
+    }
+    zlistx_destroy(&gone);
+}
+
+static void worker_actor(zsock_t *pipe, void *args)
+{
+    state_t st = { .opt = *(scene_worker_options_t *) args };
+    char ep[64];
+    zsock_t *inbox = zsock_new_pull(scene_worker_endpoint(ep, '@', st.opt.index));
+    zsock_t *replies = zsock_new_push(">" SCENE_EP_REPLIES);
+    zsock_t *store = zsock_new_push(">" SCENE_EP_STORE);
+    st.players = zhashx_new();
+    bool ok = inbox && replies && store && st.players;
+    if (ok) {
+        zsock_set_rcvhwm(inbox, 0);
+        zsock_set_sndhwm(replies, 0);
+        zsock_set_sndhwm(store, 0);
+        zsock_set_linger(store, -1);
+        st.replies = zsock_resolve(replies);
+        st.store = zsock_resolve(store);
+        zhashx_set_key_hasher(st.players, key_hash);
+        zhashx_set_key_comparator(st.players, key_cmp);
+        zhashx_set_key_duplicator(st.players, NULL);
+        zhashx_set_key_destructor(st.players, NULL);
+        zhashx_set_destructor(st.players, entry_free);
+    }
+    zsock_signal(pipe, ok ? 0 : 1);
+    zpoller_t *poller = ok ? zpoller_new(pipe, inbox, NULL) : NULL;
+    int64_t next_sweep = ts_clock_mono_us() + TICK_US;
+    while (poller) {
+        void *which = zpoller_wait(poller, TICK_US / 1000);
+        if (which == pipe) {
+            zmsg_t *cmd = zmsg_recv(pipe);
+            char *word = cmd ? zmsg_popstr(cmd) : NULL;
+            bool term = !word || streq(word, "$TERM");
+            free(word);
+            zmsg_destroy(&cmd);
+            if (term)
+                break;
+        } else if (which == inbox) {
+            zmsg_t *msg;
+            while (zsock_events(inbox) & ZMQ_POLLIN && (msg = zmsg_recv(inbox))) {
+                on_inbox(&st, msg);
+                zmsg_destroy(&msg);
+            }
+        } else if (zpoller_terminated(poller)) {
+            break;
+        }
+        int64_t now = ts_clock_mono_us();
+        if (now >= next_sweep) {
+            sweep(&st, now);
+            next_sweep = now + TICK_US * 5;
+        }
+        send_dirty(&st);
+    }
+    if (st.players) {   /* last words: every player's row, so SIGTERM loses nothing */
+        for (entry_t *e = zhashx_first(st.players); e; e = zhashx_next(st.players))
+            if (!e->loading)
+                mark_dirty(&st, e);
+        send_dirty(&st);
+    }
+    zpoller_destroy(&poller);
+    zhashx_destroy(&st.players);
+    free(st.dirty);
+    zsock_destroy(&inbox);
+    zsock_destroy(&replies);
+    zsock_destroy(&store);
+}
+
+scene_worker_t *scene_worker_new(const scene_worker_options_t *options)
+{
+    scene_worker_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->opt = *options;
+    self->actor = zactor_new(worker_actor, &self->opt);
+    if (!self->actor) {
+        free(self);
+        return NULL;
+    }
+    return self;
+}
+
+void scene_worker_destroy(scene_worker_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    zactor_destroy(&(*self_p)->actor);
+    free(*self_p);
+    *self_p = NULL;
+}

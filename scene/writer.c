@@ -1,0 +1,222 @@
+/* scene/writer.c - see writer.h. Runs as a czmq actor. */
+#include "writer.h"
+
+#include <czmq.h>
+
+#include "clock.h"
+#include "wire.h"
+
+#define RETRY_LOG_US 10000000  /* a failing store is logged again every 10 s */
+
+typedef struct {
+    scene_store_t *store;
+    int            workers, flush_ms;
+    ts_log_t      *log;
+    scene_stats_t *stats;
+} config_t;
+
+struct scene_writer_t {
+    zactor_t *actor;
+    config_t  cfg;
+};
+
+typedef struct {
+    config_t  *cfg;
+    zhashx_t  *pending;       /* player_id -> scene_row_t* */
+    void     **to_worker;     /* PUSH handles, by worker */
+    zsock_t  **to_worker_s;
+    bool       failing;
+    int64_t    last_error_log;
+} state_t;
+
+static size_t key_hash(const void *k) { return (size_t) ((uintptr_t) k * 0x9e3779b97f4a7c15ULL >> 7); }
+static int key_cmp(const void *a, const void *b) { return (uintptr_t) a < (uintptr_t) b ? -1 : (uintptr_t) a > (uintptr_t) b; }
+static void row_free(void **item) { free(*item); *item = NULL; }
+
+static void keep_row(state_t *st, const scene_row_t *row)
+{
+    scene_row_t *have = zhashx_lookup(st->pending, (void *) (uintptr_t) row->player_id);
+    if (have) {
+        *have = *row;
+        return;
+    }
+    scene_row_t *copy = malloc(sizeof *copy);
+    if (!copy)
+        return;
+    *copy = *row;
+    zhashx_insert(st->pending, (void *) (uintptr_t) row->player_id, copy);
+}
+
+static void answer_query(state_t *st, const scene_query_t *q)
+{
+    if (q->worker < 0 || q->worker >= st->cfg->workers)
+        return;
+    scene_load_t load = { .player_id = q->player_id };
+    scene_row_t *have = zhashx_lookup(st->pending, (void *) (uintptr_t) q->player_id);
+    if (have) {
+        load.row = *have;
+        load.found = 1;
+    } else {
+        int rc = scene_store_get(st->cfg->store, q->player_id, &load.row);
+        if (rc < 0)
+            ts_log(st->cfg->log, TS_LOG_ERROR, "store_read_failed", "player=%llu", (unsigned long long) q->player_id);
+        load.found = rc == 1;
+    }
+    zmq_send(st->to_worker[q->worker], "L", 1, ZMQ_SNDMORE);
+    zmq_send(st->to_worker[q->worker], &load, sizeof load, 0);
+}
+
+/* Handles one message of the inbox. */
+static void on_message(state_t *st, zmsg_t *msg)
+{
+    zframe_t *kind = zmsg_first(msg), *body = zmsg_next(msg);
+    if (!kind || !body || zframe_size(kind) != 1)
+        return;
+    char k = (char) zframe_data(kind)[0];
+    if (k == 'R' && zframe_size(body) % sizeof(scene_row_t) == 0) {
+        const scene_row_t *rows = (const scene_row_t *) zframe_data(body);
+        for (size_t i = 0; i < zframe_size(body) / sizeof(scene_row_t); i++)
+            keep_row(st, &rows[i]);
+    } else if (k == 'Q' && zframe_size(body) == sizeof(scene_query_t)) {
+        scene_query_t q;
+        memcpy(&q, zframe_data(body), sizeof q);
+        answer_query(st, &q);
+    }
+}
+
+static void flush(state_t *st)
+{
+    size_t n = zhashx_size(st->pending);
+    ts_metric_set(st->cfg->stats->store_pending, (int64_t) n);
+    if (n == 0)
+        return;
+    scene_row_t *rows = malloc(n * sizeof *rows);
+    if (!rows)
+        return;
+    size_t i = 0;
+    for (scene_row_t *r = zhashx_first(st->pending); r && i < n; r = zhashx_next(st->pending))
+        rows[i++] = *r;
+    char err[256];
+    int64_t t0 = ts_clock_mono_us();
+    int rc = scene_store_put(st->cfg->store, rows, i, err);
+    int64_t took = ts_clock_mono_us() - t0;
+    free(rows);
+    if (rc == 0) {
+        zhashx_purge(st->pending);
+        ts_metric_add(st->cfg->stats->flushes, 1);
+        ts_metric_observe(st->cfg->stats->flush_seconds, (double) took / 1e6);
+        ts_metric_observe(st->cfg->stats->flush_rows, (double) i);
+        ts_metric_set(st->cfg->stats->store_pending, 0);
+        if (st->failing)
+            ts_log(st->cfg->log, TS_LOG_INFO, "store_recovered", "rows=%zu", i);
+        st->failing = false;
+        return;
+    }
+    ts_metric_add(st->cfg->stats->flush_errors, 1);
+    int64_t now = ts_clock_mono_us();
+    if (!st->failing || now - st->last_error_log >= RETRY_LOG_US) {
+        ts_log(st->cfg->log, TS_LOG_ERROR, "store_write_failed", "rows=%zu error=\"%s\" action=retry", i, err);
+        st->last_error_log = now;
+    }
+    st->failing = true;
+}
+
+static void drain(state_t *st, zsock_t *inbox)
+{
+    zmsg_t *msg;
+    while (zsock_events(inbox) & ZMQ_POLLIN && (msg = zmsg_recv(inbox))) {
+        on_message(st, msg);
+        zmsg_destroy(&msg);
+    }
+}
+
+static void writer_actor(zsock_t *pipe, void *args)
+{
+    config_t *cfg = args;
+    state_t st = { .cfg = cfg };
+    zsock_t *inbox = zsock_new_pull("@" SCENE_EP_STORE);
+    st.pending = zhashx_new();
+    st.to_worker = calloc((size_t) cfg->workers, sizeof(void *));
+    st.to_worker_s = calloc((size_t) cfg->workers, sizeof(zsock_t *));
+    bool ok = inbox && st.pending && st.to_worker && st.to_worker_s;
+    if (ok) {
+        zhashx_set_key_hasher(st.pending, key_hash);
+        zhashx_set_key_comparator(st.pending, key_cmp);
+        zhashx_set_key_duplicator(st.pending, NULL);
+        zhashx_set_key_destructor(st.pending, NULL);
+        zhashx_set_destructor(st.pending, row_free);
+        zsock_set_rcvhwm(inbox, 0);
+        char ep[64];
+        for (int w = 0; w < cfg->workers && ok; w++) {
+            st.to_worker_s[w] = zsock_new_push(scene_worker_endpoint(ep, '>', w));
+            ok = st.to_worker_s[w] != NULL;
+            if (ok) {
+                zsock_set_sndhwm(st.to_worker_s[w], 0);
+                st.to_worker[w] = zsock_resolve(st.to_worker_s[w]);
+            }
+        }
+    }
+    zsock_signal(pipe, ok ? 0 : 1);
+    zpoller_t *poller = ok ? zpoller_new(pipe, inbox, NULL) : NULL;
+    int64_t next_flush = ts_clock_mono_us() + cfg->flush_ms * 1000;
+    while (poller) {
+        int64_t now = ts_clock_mono_us();
+        int wait = next_flush > now ? (int) ((next_flush - now + 999) / 1000) : 0;
+        void *which = zpoller_wait(poller, wait);
+        if (which == pipe) {
+            zmsg_t *cmd = zmsg_recv(pipe);
+            char *word = cmd ? zmsg_popstr(cmd) : NULL;
+            bool term = !word || streq(word, "$TERM");
+            free(word);
+            zmsg_destroy(&cmd);
+            if (term)
+                break;
+        } else if (which == inbox) {
+            drain(&st, inbox);
+        } else if (zpoller_terminated(poller)) {
+            break;
+        }
+        if (ts_clock_mono_us() >= next_flush) {
+            flush(&st);
+            next_flush = ts_clock_mono_us() + cfg->flush_ms * 1000;
+        }
+    }
+    if (inbox) {   /* last words: everything the workers sent, then a final flush */
+        drain(&st, inbox);
+        for (int tries = 0; tries < 3 && st.pending && zhashx_size(st.pending); tries++)
+            flush(&st);
+    }
+    zpoller_destroy(&poller);
+    for (int w = 0; st.to_worker_s && w < cfg->workers; w++)
+        zsock_destroy(&st.to_worker_s[w]);
+    free(st.to_worker);
+    free(st.to_worker_s);
+    zhashx_destroy(&st.pending);
+    zsock_destroy(&inbox);
+}
+
+scene_writer_t *scene_writer_new(scene_store_t *store, int workers, int flush_ms, ts_log_t *log, scene_stats_t *stats)
+{
+    scene_writer_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->cfg = (config_t) { store, workers, flush_ms, log, stats };
+    self->actor = zactor_new(writer_actor, &self->cfg);
+    if (!self->actor) {
+        scene_store_destroy(&self->cfg.store);
+        free(self);
+        return NULL;
+    }
+    return self;
+}
+
+void scene_writer_destroy(scene_writer_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    scene_writer_t *self = *self_p;
+    zactor_destroy(&self->actor);
+    scene_store_destroy(&self->cfg.store);
+    free(self);
+    *self_p = NULL;
+}

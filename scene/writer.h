@@ -1,0 +1,23 @@
+/* scene/writer.h - the store thread: the one owner of the SQLite store.
+ * Workers send it dirty rows, coalesced by player until the next flush
+ * (one transaction every flush_ms), and row loads, which it answers from
+ * the unflushed rows first, then from SQLite. A failed flush is logged and
+ * retried; the rows stay queued. Stopping flushes everything first. */
+#ifndef SCENE_WRITER_H
+#define SCENE_WRITER_H
+
+#include "log.h"
+#include "stats.h"
+#include "store.h"
+
+typedef struct scene_writer_t scene_writer_t;
+
+/* Takes ownership of store. workers is how many worker inboxes to answer.
+ * Returns NULL when the thread cannot start. */
+scene_writer_t *scene_writer_new(scene_store_t *store, int workers, int flush_ms,
+                                 ts_log_t *log, scene_stats_t *stats);
+/* Flushes what is queued (after the inbox is drained), stops the thread and
+ * closes the store. */
+void scene_writer_destroy(scene_writer_t **self_p);
+
+#endif
