@@ -16,7 +16,7 @@ typedef enum {
     GATE_CONN_CLOSING,   /* last words written; input is discarded until close */
 } gate_conn_state_t;
 
-#define GATE_CONN_SLOTS     16       /* exchanges in flight per connection */
+#define GATE_CONN_SLOTS     32       /* exchanges in flight per connection: above the SYNC burst */
 #define GATE_EXCHANGE_US    5000000  /* an ACK later than this is lost (PROTOCOL) */
 
 typedef struct gate_conn_t gate_conn_t;

@@ -94,7 +94,7 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
     m->late = ts_metrics_counter(reg, "ticksync_gate_replies_late_total", "SYNC_REPLYs after their SYNC was answered UNAVAILABLE", NULL);
     m->bad_envelopes = ts_metrics_counter(reg, "ticksync_gate_bad_envelopes_total", "undecodable messages from scenes", NULL);
     m->stalled = ts_metrics_counter(reg, "ticksync_gate_stalled_readers_total", "connections dropped for passing the output cap", NULL);
-    m->inflight_full = ts_metrics_counter(reg, "ticksync_gate_inflight_full_total", "SYNCs refused because 16 were in flight", NULL);
+    m->inflight_full = ts_metrics_counter(reg, "ticksync_gate_inflight_full_total", "SYNCs refused because every exchange slot was in flight", NULL);
     static const double us_bounds[] = { 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 50000 };
     m->inside_us = ts_metrics_histogram(reg, "ticksync_gate_inside_us", "time inside the server, t3 - t2, microseconds",
                                         NULL, us_bounds, sizeof us_bounds / sizeof us_bounds[0]);

@@ -1,0 +1,218 @@
+/* tests/e2e.c - see e2e.h. */
+#include "e2e.h"
+
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t e2e_mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static pid_t spawn(const char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(argv[0], (char *const *) argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static bool can_connect(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool ok = connect(fd, (struct sockaddr *) &a, sizeof a) == 0;
+    close(fd);
+    return ok;
+}
+
+void e2e_start(e2e_stack_t *s, bool with_scene, const char *const *gate_extra)
+{
+    memset(s, 0, sizeof *s);
+    s->port = 21000 + (int) (getpid() * 7 % 20000);
+    s->scene_port = s->port + 1;
+    snprintf(s->dir, sizeof s->dir, "/tmp/ts-e2e-%d", (int) getpid());
+    snprintf(s->db, sizeof s->db, "%s/scene.db", s->dir);
+    char bind[64], listen[64], metrics[64], admin[64];
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", s->scene_port);
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", s->port);
+    snprintf(metrics, sizeof metrics, "127.0.0.1:%d", s->port + 2);
+    snprintf(admin, sizeof admin, "127.0.0.1:%d", s->port + 3);
+    if (with_scene) {
+        const char *argv[] = { TS_SCENE_BIN, "--bind", bind, "--db", s->db, "--admin", admin,
+                               "--workers", "2", "--log-level", "warn", NULL };
+        s->scene = spawn(argv);
+    }
+    const char *argv[32] = { TS_GATE_BIN, "--listen", listen, "--scenes", bind, "--metrics", metrics,
+                             "--log-level", "warn" };
+    int n = 9;
+    for (int i = 0; gate_extra && gate_extra[i] && n < 31; i++)
+        argv[n++] = gate_extra[i];
+    argv[n] = NULL;
+    s->gate = spawn(argv);
+    for (int i = 0; i < 200 && !can_connect(s->port); i++)
+        usleep(10000);
+    cr_assert(can_connect(s->port), "gate did not start on %d", s->port);
+    usleep(with_scene ? 300000 : 1000000);   /* the gate's first PING round */
+}
+
+int e2e_term(pid_t pid)
+{
+    int status = -1;
+    if (pid <= 0)
+        return -1;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 500; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+}
+
+void e2e_stop(e2e_stack_t *s)
+{
+    e2e_term(s->gate);
+    e2e_term(s->scene);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", s->dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", s->dir);
+}
+
+int e2e_connect(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *) &a, sizeof a), 0, "connect: %s", strerror(errno));
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+void e2e_send_raw(int fd, const void *buf, size_t len)
+{
+    cr_assert_eq(send(fd, buf, len, MSG_NOSIGNAL), (ssize_t) len);
+}
+
+void e2e_send(int fd, const char *fmt, ...)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, strlen(fmt));
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *f = fmt; *f; f++) {
+        if (*f == 'u')
+            msgpack_pack_uint64(&pk, va_arg(ap, uint64_t));
+        else if (*f == 'i')
+            msgpack_pack_int64(&pk, va_arg(ap, int64_t));
+        else if (*f == 'n')
+            msgpack_pack_nil(&pk);
+        else if (*f == 'b') {
+            const void *p = va_arg(ap, const void *);
+            size_t n = va_arg(ap, size_t);
+            msgpack_pack_bin(&pk, n);
+            msgpack_pack_bin_body(&pk, p, n);
+        } else if (*f == 's') {
+            const char *s = va_arg(ap, const char *);
+            msgpack_pack_str(&pk, strlen(s));
+            msgpack_pack_str_body(&pk, s, strlen(s));
+        }
+    }
+    va_end(ap);
+    uint8_t hdr[4] = { (uint8_t) (sb.size >> 24), (uint8_t) (sb.size >> 16), (uint8_t) (sb.size >> 8), (uint8_t) sb.size };
+    e2e_send_raw(fd, hdr, 4);
+    e2e_send_raw(fd, sb.data, sb.size);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static bool read_full(int fd, uint8_t *buf, size_t len, int64_t deadline)
+{
+    size_t have = 0;
+    while (have < len) {
+        int left = (int) ((deadline - e2e_mono_us()) / 1000);
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            return false;
+        ssize_t n = recv(fd, buf + have, len - have, 0);
+        if (n <= 0)
+            return false;
+        have += (size_t) n;
+    }
+    return true;
+}
+
+bool e2e_recv(int fd, msgpack_unpacked *out, int timeout_ms)
+{
+    int64_t deadline = e2e_mono_us() + timeout_ms * 1000LL;
+    uint8_t hdr[4], body[4096];
+    if (!read_full(fd, hdr, 4, deadline))
+        return false;
+    size_t n = (size_t) hdr[0] << 24 | (size_t) hdr[1] << 16 | (size_t) hdr[2] << 8 | hdr[3];
+    cr_assert(n > 0 && n <= sizeof body, "frame length %zu", n);
+    if (!read_full(fd, body, n, deadline))
+        return false;
+    size_t off = 0;
+    cr_assert_eq(msgpack_unpack_next(out, (const char *) body, n, &off), MSGPACK_UNPACK_SUCCESS);
+    cr_assert_eq(out->data.type, MSGPACK_OBJECT_ARRAY);
+    return true;
+}
+
+int64_t e2e_int(const msgpack_unpacked *m, size_t i)
+{
+    cr_assert_lt(i, m->data.via.array.size);
+    const msgpack_object *o = &m->data.via.array.ptr[i];
+    cr_assert(o->type == MSGPACK_OBJECT_POSITIVE_INTEGER || o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER);
+    return o->via.i64;
+}
+
+bool e2e_closed(int fd, int timeout_ms)
+{
+    int64_t deadline = e2e_mono_us() + timeout_ms * 1000LL;
+    uint8_t buf[512];
+    for (;;) {
+        int left = (int) ((deadline - e2e_mono_us()) / 1000);
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            return false;
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        if (n <= 0)
+            return true;
+    }
+}
+
+int e2e_login(int port, uint64_t player_id)
+{
+    int fd = e2e_connect(port);
+    e2e_send(fd, "uuuun", (uint64_t) 1, (uint64_t) 1, (uint64_t) 1, player_id);
+    msgpack_unpacked m;
+    msgpack_unpacked_init(&m);
+    cr_assert(e2e_recv(fd, &m, 2000), "no WELCOME");
+    cr_assert_eq(e2e_int(&m, 0), 2, "WELCOME expected, got type %lld", (long long) e2e_int(&m, 0));
+    msgpack_unpacked_destroy(&m);
+    return fd;
+}
