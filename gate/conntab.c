@@ -5,6 +5,8 @@
 #include <czmq.h>
 #include <stdlib.h>
 
+#include "idkey.h"
+
 struct gate_conntab_t {
     gate_conn_t **conns;        /* by slot */
     uint32_t     *generation;   /* by slot */
@@ -12,21 +14,6 @@ struct gate_conntab_t {
     size_t        nfree, size, count;
     zhashx_t     *players;      /* player_id -> connection id */
 };
-
-static size_t key_hash(const void *key)
-{
-    uint64_t x = (uint64_t) (uintptr_t) key;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (size_t) x;
-}
-
-static int key_cmp(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t) a, y = (uintptr_t) b;
-    return x < y ? -1 : x > y;
-}
 
 gate_conntab_t *gate_conntab_new(void)
 {
@@ -38,8 +25,8 @@ gate_conntab_t *gate_conntab_new(void)
         free(self);
         return NULL;
     }
-    zhashx_set_key_hasher(self->players, key_hash);
-    zhashx_set_key_comparator(self->players, key_cmp);
+    zhashx_set_key_hasher(self->players, ts_idkey_hash);
+    zhashx_set_key_comparator(self->players, ts_idkey_cmp);
     zhashx_set_key_duplicator(self->players, NULL);
     zhashx_set_key_destructor(self->players, NULL);
     return self;

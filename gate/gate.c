@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <netinet/tcp.h>
-#include <signal.h>
 #include <sodium.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,6 +29,7 @@
 #include "envelope.h"
 #include "net.h"
 #include "shards.h"
+#include "signals.h"
 #include "token.h"
 
 #define GATE_LINGER_US       1000000  /* a closing connection's grace */
@@ -128,11 +128,7 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
         return NULL;
     }
     g->listen_fd = gate_net_listen_tcp(&opt->listen, opt->listen_len, err);
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    g->signal_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+    g->signal_fd = ts_signals_fd();
     if (g->listen_fd < 0 || g->signal_fd < 0
         || epoll_add(g->ep, g->listen_fd, EPOLLIN, TAG_LISTEN) < 0
         || epoll_add(g->ep, g->signal_fd, EPOLLIN, TAG_SIGNAL) < 0) {

@@ -1,6 +1,5 @@
 /* gate/main.c - ticksync-gate: settings, then the gate's loop. */
 #include <czmq.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -9,6 +8,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "net.h"
+#include "signals.h"
 #include "token.h"
 
 static const ts_setting_t settings[] = {
@@ -61,12 +61,7 @@ int main(int argc, char **argv)
     opt.secret = secret;
 
     /* SIGTERM/SIGINT arrive through the loop's signalfd; czmq must not take them. */
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    ts_signals_block();
     zsys_handler_set(NULL);
 
     ts_log_t *log = ts_log_new("gate", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));

@@ -1,6 +1,5 @@
 /* scene/main.c - ticksync-scene: settings, then the shard's routing loop. */
 #include <czmq.h>
-#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -8,6 +7,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "scene.h"
+#include "signals.h"
 
 static const ts_setting_t settings[] = {
     { "bind", TS_SET_STR, "tcp://127.0.0.1:7710", "ZeroMQ endpoint the gates connect to", 0, 0 },
@@ -48,12 +48,8 @@ int main(int argc, char **argv)
                  .lag_strikes = ts_config_int(cfg, "lag-strikes") },
     };
 
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    /* SIGTERM/SIGINT arrive through the routing loop's signalfd; czmq must not take them. */
+    ts_signals_block();
     zsys_handler_set(NULL);
 
     ts_log_t *log = ts_log_new("scene", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));

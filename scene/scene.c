@@ -4,11 +4,10 @@
 #include "scene.h"
 
 #include <czmq.h>
-#include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "envelope.h"
+#include "signals.h"
 #include "stats.h"
 #include "store.h"
 #include "wire.h"
@@ -76,11 +75,7 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
         scene_destroy(&s);
         return NULL;
     }
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    s->signal_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+    s->signal_fd = ts_signals_fd();
     if (s->signal_fd < 0) {
         snprintf(err, 256, "cannot watch signals");
         scene_destroy(&s);

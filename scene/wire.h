@@ -11,6 +11,8 @@
 #ifndef SCENE_WIRE_H
 #define SCENE_WIRE_H
 
+#include <czmq.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -30,6 +32,18 @@ typedef struct {
     int         found;      /* 0: no row, start afresh */
     scene_row_t row;
 } scene_load_t;
+
+/* Reads one command from an actor's pipe: true for "$TERM" (or a broken
+ * pipe), when the actor is to stop. */
+static inline bool scene_pipe_says_stop(zsock_t *pipe)
+{
+    zmsg_t *cmd = zmsg_recv(pipe);
+    char *word = cmd ? zmsg_popstr(cmd) : NULL;
+    bool stop = !word || streq(word, "$TERM");
+    free(word);
+    zmsg_destroy(&cmd);
+    return stop;
+}
 
 /* The endpoint of worker w's inbox, prefixed '@' (bind) or '>' (connect). */
 static inline const char *scene_worker_endpoint(char buf[64], char prefix, int w)

@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "envelope.h"
+#include "idkey.h"
 #include "shard.h"
 #include "wire.h"
 
@@ -53,8 +54,6 @@ int scene_worker_of(uint64_t player_id, int count)
     return (int) (ts_shard_mix(player_id) % (uint64_t) count);
 }
 
-static size_t key_hash(const void *k) { return (size_t) ts_shard_mix((uint64_t) (uintptr_t) k); }
-static int key_cmp(const void *a, const void *b) { return (uintptr_t) a < (uintptr_t) b ? -1 : (uintptr_t) a > (uintptr_t) b; }
 
 static void entry_free(void **item)
 {
@@ -309,8 +308,8 @@ static void worker_actor(zsock_t *pipe, void *args)
         zsock_set_linger(store, -1);
         st.replies = zsock_resolve(replies);
         st.store = zsock_resolve(store);
-        zhashx_set_key_hasher(st.players, key_hash);
-        zhashx_set_key_comparator(st.players, key_cmp);
+        zhashx_set_key_hasher(st.players, ts_idkey_hash);
+        zhashx_set_key_comparator(st.players, ts_idkey_cmp);
         zhashx_set_key_duplicator(st.players, NULL);
         zhashx_set_key_destructor(st.players, NULL);
         zhashx_set_destructor(st.players, entry_free);
@@ -321,12 +320,7 @@ static void worker_actor(zsock_t *pipe, void *args)
     while (poller) {
         void *which = zpoller_wait(poller, TICK_US / 1000);
         if (which == pipe) {
-            zmsg_t *cmd = zmsg_recv(pipe);
-            char *word = cmd ? zmsg_popstr(cmd) : NULL;
-            bool term = !word || streq(word, "$TERM");
-            free(word);
-            zmsg_destroy(&cmd);
-            if (term)
+            if (scene_pipe_says_stop(pipe))
                 break;
         } else if (which == inbox) {
             zmsg_t *msg;

@@ -4,6 +4,7 @@
 #include <czmq.h>
 
 #include "clock.h"
+#include "idkey.h"
 #include "wire.h"
 
 #define RETRY_LOG_US 10000000  /* a failing store is logged again every 10 s */
@@ -29,8 +30,6 @@ typedef struct {
     int64_t    last_error_log;
 } state_t;
 
-static size_t key_hash(const void *k) { return (size_t) ((uintptr_t) k * 0x9e3779b97f4a7c15ULL >> 7); }
-static int key_cmp(const void *a, const void *b) { return (uintptr_t) a < (uintptr_t) b ? -1 : (uintptr_t) a > (uintptr_t) b; }
 static void row_free(void **item) { free(*item); *item = NULL; }
 
 static void keep_row(state_t *st, const scene_row_t *row)
@@ -140,8 +139,8 @@ static void writer_actor(zsock_t *pipe, void *args)
     st.to_worker_s = calloc((size_t) cfg->workers, sizeof(zsock_t *));
     bool ok = inbox && st.pending && st.to_worker && st.to_worker_s;
     if (ok) {
-        zhashx_set_key_hasher(st.pending, key_hash);
-        zhashx_set_key_comparator(st.pending, key_cmp);
+        zhashx_set_key_hasher(st.pending, ts_idkey_hash);
+        zhashx_set_key_comparator(st.pending, ts_idkey_cmp);
         zhashx_set_key_duplicator(st.pending, NULL);
         zhashx_set_key_destructor(st.pending, NULL);
         zhashx_set_destructor(st.pending, row_free);
@@ -164,12 +163,7 @@ static void writer_actor(zsock_t *pipe, void *args)
         int wait = next_flush > now ? (int) ((next_flush - now + 999) / 1000) : 0;
         void *which = zpoller_wait(poller, wait);
         if (which == pipe) {
-            zmsg_t *cmd = zmsg_recv(pipe);
-            char *word = cmd ? zmsg_popstr(cmd) : NULL;
-            bool term = !word || streq(word, "$TERM");
-            free(word);
-            zmsg_destroy(&cmd);
-            if (term)
+            if (scene_pipe_says_stop(pipe))
                 break;
         } else if (which == inbox) {
             drain(&st, inbox);
