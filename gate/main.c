@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "gate.h"
+#include "httpd.h"
 #include "log.h"
 #include "metrics.h"
 #include "net.h"
@@ -45,12 +46,12 @@ int main(int argc, char **argv)
     uint8_t *secret = NULL;
     if (ts_config_argc(cfg) > 0)
         rc = ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));
-    else if (gate_net_parse(ts_config_str(cfg, "listen"), &opt.listen, &opt.listen_len, err) < 0)
+    else if (ts_addr_parse(ts_config_str(cfg, "listen"), &opt.listen, &opt.listen_len, err) < 0)
         rc = ts_config_fail(cfg, "listen: %s", err);
     else if (ts_config_str(cfg, "secret-file")
              && !(secret = ts_token_read_secret(ts_config_str(cfg, "secret-file"), &opt.secret_len)))
         rc = ts_config_fail(cfg, "secret-file: cannot read '%s' (or it is empty)", ts_config_str(cfg, "secret-file"));
-    else if (!secret && !gate_net_is_loopback(&opt.listen) && !ts_config_bool(cfg, "allow-open"))
+    else if (!secret && !ts_addr_is_loopback(&opt.listen) && !ts_config_bool(cfg, "allow-open"))
         rc = ts_config_fail(cfg, "open mode (no --secret-file) refuses non-loopback address %s without --allow-open",
                             ts_config_str(cfg, "listen"));
     if (rc != TS_CONFIG_OK) {
@@ -66,14 +67,18 @@ int main(int argc, char **argv)
 
     ts_log_t *log = ts_log_new("gate", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));
     ts_metrics_t *metrics = ts_metrics_new();
+    snprintf(err, sizeof err, "out of memory");
     gate_t *gate = log && metrics ? gate_new(&opt, log, metrics, err) : NULL;
+    gate_httpd_t *httpd = gate ? gate_httpd_new(ts_config_str(cfg, "metrics"), gate, metrics, err) : NULL;
     int status = 1;
-    if (gate) {
-        ts_log(log, TS_LOG_INFO, "listening", "listen=%s scenes=%s", ts_config_str(cfg, "listen"), opt.scenes);
+    if (httpd) {
+        ts_log(log, TS_LOG_INFO, "listening", "listen=%s scenes=%s metrics=%s", ts_config_str(cfg, "listen"),
+               opt.scenes, ts_config_str(cfg, "metrics"));
         status = gate_run(gate);
     } else {
-        fprintf(stderr, "ticksync-gate: %s\n", log && metrics ? err : "out of memory");
+        fprintf(stderr, "ticksync-gate: %s\n", err);
     }
+    gate_httpd_destroy(&httpd);
     gate_destroy(&gate);
     ts_metrics_destroy(&metrics);
     ts_log_destroy(&log);

@@ -54,7 +54,7 @@ uint8_t *ts_token_read_secret(const char *path, size_t *len)
     if (!f)
         return NULL;
     uint8_t *buf = malloc(4096);
-    size_t n = buf ? fread(buf, 1, 4096, f) : 0;
+    size_t n = buf ? fread(buf, 1, 4095, f) : 0;
     fclose(f);
     if (n > 0 && buf[n - 1] == '\n')
         n--;
@@ -62,6 +62,7 @@ uint8_t *ts_token_read_secret(const char *path, size_t *len)
         free(buf);
         return NULL;
     }
+    buf[n] = '\0';
     *len = n;
     return buf;
 }

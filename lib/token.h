@@ -18,9 +18,10 @@ void ts_token_make(const uint8_t *secret, size_t secret_len, uint64_t player_id,
 int ts_token_check(const uint8_t *secret, size_t secret_len, uint64_t player_id,
                    const uint8_t *token, size_t token_len, int64_t now);
 
-/* Reads a secret file: its bytes, one trailing newline dropped. Returns a
- * malloc'd buffer (caller frees) and its length, or NULL when the file cannot
- * be read or is empty. */
+/* Reads a secret file: its bytes (at most 4095), one trailing newline
+ * dropped. Returns a malloc'd buffer (caller frees), NUL-terminated so a text
+ * secret is also a string, and its length; NULL when the file cannot be read
+ * or is empty. */
 uint8_t *ts_token_read_secret(const char *path, size_t *len);
 
 #endif

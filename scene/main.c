@@ -1,6 +1,8 @@
 /* scene/main.c - ticksync-scene: settings, then the shard's routing loop. */
 #include <czmq.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -8,11 +10,13 @@
 #include "metrics.h"
 #include "scene.h"
 #include "signals.h"
+#include "token.h"
 
 static const ts_setting_t settings[] = {
     { "bind", TS_SET_STR, "tcp://127.0.0.1:7710", "ZeroMQ endpoint the gates connect to", 0, 0 },
     { "db", TS_SET_STR, "./data/scene.db", "SQLite database", 0, 0 },
     { "admin", TS_SET_STR, "127.0.0.1:9171", "admin HTTP API, /metrics, /healthz, HOST:PORT", 0, 0 },
+    { "admin-token-file", TS_SET_STR, NULL, "file holding the admin API's bearer token (none: no token asked)", 0, 0 },
     { "workers", TS_SET_INT, "0", "player worker threads (0: number of cores)", 0, 256 },
     { "flush-ms", TS_SET_INT, "100", "store flush interval, milliseconds", 1, 60000 },
     { "idle-s", TS_SET_INT, "60", "a player silent this long leaves memory (its row stays)", 1, 86400 },
@@ -38,9 +42,20 @@ int main(int argc, char **argv)
     long workers = ts_config_int(cfg, "workers");
     if (workers == 0)
         workers = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+    size_t token_len = 0;
+    const char *token_file = ts_config_str(cfg, "admin-token-file");
+    char *token = token_file ? (char *) ts_token_read_secret(token_file, &token_len) : NULL;
+    if (token_file && (!token || strlen(token) != token_len)) {
+        ts_config_fail(cfg, "admin-token-file: cannot read '%s' (or it is empty or binary)", token_file);
+        free(token);
+        ts_config_destroy(&cfg);
+        return 2;
+    }
     scene_options_t opt = {
         .bind = ts_config_str(cfg, "bind"),
         .db = ts_config_str(cfg, "db"),
+        .admin = ts_config_str(cfg, "admin"),
+        .admin_token = token,
         .workers = (int) workers,
         .flush_ms = (int) ts_config_int(cfg, "flush-ms"),
         .idle_us = ts_config_int(cfg, "idle-s") * 1000000,
@@ -66,6 +81,7 @@ int main(int argc, char **argv)
     }
     ts_metrics_destroy(&metrics);
     ts_log_destroy(&log);
+    free(token);
     ts_config_destroy(&cfg);
     return status;
 }

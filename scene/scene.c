@@ -6,6 +6,7 @@
 #include <czmq.h>
 #include <unistd.h>
 
+#include "admin.h"
 #include "envelope.h"
 #include "signals.h"
 #include "stats.h"
@@ -19,6 +20,7 @@ struct scene_t {
     ts_log_t        *log;
     scene_stats_t    stats;
     scene_writer_t  *writer;
+    scene_admin_t   *admin;
     scene_worker_t **workers;
     zsock_t        **to_worker;
     zsock_t         *router, *replies;
@@ -42,6 +44,15 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
         return NULL;
     }
     s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, log, &s->stats);
+    if (s->writer) {
+        scene_admin_options_t ao = { .listen = opt->admin, .db = opt->db, .token = opt->admin_token,
+                                     .metrics = metrics, .log = log };
+        s->admin = scene_admin_new(&ao, err);
+        if (!s->admin) {
+            scene_destroy(&s);
+            return NULL;
+        }
+    }
     s->workers = calloc((size_t) opt->workers, sizeof *s->workers);
     s->to_worker = calloc((size_t) opt->workers, sizeof *s->to_worker);
     s->replies = zsock_new_pull("@" SCENE_EP_REPLIES);
@@ -88,6 +99,7 @@ void scene_destroy(scene_t **self_p)
     if (!self_p || !*self_p)
         return;
     scene_t *s = *self_p;
+    scene_admin_destroy(&s->admin);
     zsock_destroy(&s->router);
     for (int w = 0; s->workers && w < s->opt.workers; w++) {
         scene_worker_destroy(&s->workers[w]);
@@ -157,7 +169,7 @@ static void forward(void *replies, void *router)
 
 int scene_run(scene_t *s)
 {
-    ts_log(s->log, TS_LOG_INFO, "start", "bind=%s db=%s workers=%d flush_ms=%d", s->opt.bind, s->opt.db,
+    ts_log(s->log, TS_LOG_INFO, "start", "bind=%s db=%s admin=%s workers=%d flush_ms=%d", s->opt.bind, s->opt.db, s->opt.admin,
            s->opt.workers, s->opt.flush_ms);
     void *router = zsock_resolve(s->router), *replies = zsock_resolve(s->replies);
     zmq_pollitem_t items[] = {

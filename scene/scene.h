@@ -1,5 +1,6 @@
 /* scene/scene.h - a scene shard: the ZeroMQ ROUTER that gates connect to,
- * its worker threads and its store thread. The calling thread routes. */
+ * its worker threads, its store thread and its admin HTTP server. The
+ * calling thread routes. */
 #ifndef SCENE_SCENE_H
 #define SCENE_SCENE_H
 
@@ -12,6 +13,8 @@
 typedef struct {
     const char      *bind;       /* ZeroMQ endpoint */
     const char      *db;         /* SQLite path */
+    const char      *admin;      /* admin HTTP HOST:PORT */
+    const char      *admin_token;  /* bearer token, or NULL */
     int              workers;
     int              flush_ms;
     int64_t          idle_us;

@@ -14,8 +14,7 @@ struct scene_store_t {
     sqlite3_stmt *upsert, *select, *begin, *commit, *rollback;
 };
 
-#define COLUMNS "player_id, rtt_us, srtt_us, rttvar_us, min_rtt_us, samples, invalid, lost, " \
-                "client_rtt_us, client_offset_us, updated_at_us, lag_flag, lag_strikes, online"
+#define COLUMNS SCENE_STORE_COLUMNS
 
 static const char *schema =
     "CREATE TABLE IF NOT EXISTS player_latency ("
@@ -138,16 +137,20 @@ int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char
     return 0;
 }
 
+void scene_store_row_of(sqlite3_stmt *st, scene_row_t *row)
+{
+    memset(row, 0, sizeof *row);
+    row->player_id = (uint64_t) sqlite3_column_int64(st, 0);
+    for (int f = 0; f < ROW_FIELDS; f++)
+        *row_field(row, f) = sqlite3_column_int64(st, f + 1);
+}
+
 int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row)
 {
     sqlite3_bind_int64(self->select, 1, (sqlite3_int64) player_id);
     int rc = sqlite3_step(self->select);
-    if (rc == SQLITE_ROW) {
-        memset(row, 0, sizeof *row);
-        row->player_id = (uint64_t) sqlite3_column_int64(self->select, 0);
-        for (int f = 0; f < ROW_FIELDS; f++)
-            *row_field(row, f) = sqlite3_column_int64(self->select, f + 1);
-    }
+    if (rc == SQLITE_ROW)
+        scene_store_row_of(self->select, row);
     sqlite3_reset(self->select);
     return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }

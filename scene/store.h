@@ -9,6 +9,11 @@
 #include "row.h"
 
 typedef struct scene_store_t scene_store_t;
+typedef struct sqlite3_stmt sqlite3_stmt;
+
+/* The columns of a whole row, in scene_row_t's order, for SELECTs. */
+#define SCENE_STORE_COLUMNS "player_id, rtt_us, srtt_us, rttvar_us, min_rtt_us, samples, invalid, lost, " \
+                            "client_rtt_us, client_offset_us, updated_at_us, lag_flag, lag_strikes, online"
 
 /* Opens (creating the file, its folder's last level and the table) and
  * marks every row offline, since no session survives a restart. Returns
@@ -22,5 +27,8 @@ int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char
 
 /* Returns 1 with *row filled, 0 when the player has no row, -1 on error. */
 int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row);
+
+/* Fills row from the current result row of a SELECT of SCENE_STORE_COLUMNS. */
+void scene_store_row_of(sqlite3_stmt *select, scene_row_t *row);
 
 #endif

@@ -34,7 +34,7 @@ static pid_t spawn(const char *const argv[])
     return pid;
 }
 
-static bool can_connect(int port)
+bool e2e_can_connect(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
@@ -44,34 +44,71 @@ static bool can_connect(int port)
     return ok;
 }
 
-void e2e_start(e2e_stack_t *s, bool with_scene, const char *const *gate_extra)
+static void wait_port(int port, const char *what)
 {
-    memset(s, 0, sizeof *s);
-    s->port = 21000 + (int) (getpid() * 7 % 20000);
-    s->scene_port = s->port + 1;
-    snprintf(s->dir, sizeof s->dir, "/tmp/ts-e2e-%d", (int) getpid());
-    snprintf(s->db, sizeof s->db, "%s/scene.db", s->dir);
-    char bind[64], listen[64], metrics[64], admin[64];
-    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", s->scene_port);
-    snprintf(listen, sizeof listen, "127.0.0.1:%d", s->port);
-    snprintf(metrics, sizeof metrics, "127.0.0.1:%d", s->port + 2);
-    snprintf(admin, sizeof admin, "127.0.0.1:%d", s->port + 3);
-    if (with_scene) {
-        const char *argv[] = { TS_SCENE_BIN, "--bind", bind, "--db", s->db, "--admin", admin,
-                               "--workers", "2", "--log-level", "warn", NULL };
-        s->scene = spawn(argv);
-    }
-    const char *argv[32] = { TS_GATE_BIN, "--listen", listen, "--scenes", bind, "--metrics", metrics,
+    for (int i = 0; i < 300 && !e2e_can_connect(port); i++)
+        usleep(10000);
+    cr_assert(e2e_can_connect(port), "%s did not start on %d", what, port);
+}
+
+void e2e_start_scene(e2e_stack_t *s, int k)
+{
+    char bind[64], admin[64];
+    snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", s->scene_port[k]);
+    snprintf(admin, sizeof admin, "127.0.0.1:%d", s->admin_port[k]);
+    const char *argv[] = { TS_SCENE_BIN, "--bind", bind, "--db", s->db[k], "--admin", admin,
+                           "--workers", "2", "--log-level", "warn", NULL };
+    s->scene[k] = spawn(argv);
+    wait_port(s->admin_port[k], "scene admin");
+}
+
+void e2e_start_gate(e2e_stack_t *s, int k)
+{
+    char listen[64], metrics[64];
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", s->port[k]);
+    snprintf(metrics, sizeof metrics, "127.0.0.1:%d", s->metrics_port[k]);
+    const char *argv[32] = { TS_GATE_BIN, "--listen", listen, "--scenes", s->endpoints, "--metrics", metrics,
                              "--log-level", "warn" };
     int n = 9;
-    for (int i = 0; gate_extra && gate_extra[i] && n < 31; i++)
-        argv[n++] = gate_extra[i];
+    for (int i = 0; s->gate_extra && s->gate_extra[i] && n < 31; i++)
+        argv[n++] = s->gate_extra[i];
     argv[n] = NULL;
-    s->gate = spawn(argv);
-    for (int i = 0; i < 200 && !can_connect(s->port); i++)
-        usleep(10000);
-    cr_assert(can_connect(s->port), "gate did not start on %d", s->port);
-    usleep(with_scene ? 300000 : 1000000);   /* the gate's first PING round */
+    s->gate[k] = spawn(argv);
+    wait_port(s->port[k], "gate");
+}
+
+void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, const char *const *gate_extra)
+{
+    memset(s, 0, sizeof *s);
+    cr_assert(scenes >= 1 && scenes <= E2E_MAX && gates >= 1 && gates <= E2E_MAX);
+    s->scenes = scenes;
+    s->gates = gates;
+    s->gate_extra = gate_extra;
+    /* Ten ports per test process, below the ephemeral range (32768+). */
+    int base = 10000 + (int) (getpid() % 2200) * 10;
+    snprintf(s->dir, sizeof s->dir, "/tmp/ts-e2e-%d", (int) getpid());
+    for (int k = 0; k < scenes; k++) {
+        s->scene_port[k] = base + 1 + 2 * k;
+        s->admin_port[k] = base + 2 + 2 * k;
+        snprintf(s->db[k], sizeof s->db[k], "%s/scene%d.db", s->dir, k);
+        size_t used = strlen(s->endpoints);
+        snprintf(s->endpoints + used, sizeof s->endpoints - used, "%stcp://127.0.0.1:%d", k ? "," : "",
+                 s->scene_port[k]);
+    }
+    for (int k = 0; k < gates; k++) {
+        s->port[k] = base + 6 + 2 * k;
+        s->metrics_port[k] = base + 7 + 2 * k;
+    }
+    for (int k = 0; run_scenes && k < scenes; k++)
+        e2e_start_scene(s, k);
+    for (int k = 0; k < gates; k++)
+        e2e_start_gate(s, k);
+    usleep(run_scenes ? 300000 : 1000000);   /* the gates' first PING round */
+}
+
+void e2e_start(e2e_stack_t *s, bool with_scene, const char *const *gate_extra)
+{
+    e2e_start_cluster(s, 1, 1, with_scene, gate_extra);
 }
 
 int e2e_term(pid_t pid)
@@ -92,8 +129,10 @@ int e2e_term(pid_t pid)
 
 void e2e_stop(e2e_stack_t *s)
 {
-    e2e_term(s->gate);
-    e2e_term(s->scene);
+    for (int k = 0; k < s->gates; k++)
+        e2e_term(s->gate[k]);
+    for (int k = 0; k < s->scenes; k++)
+        e2e_term(s->scene[k]);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", s->dir);
     if (system(cmd) != 0)
@@ -215,4 +254,59 @@ int e2e_login(int port, uint64_t player_id)
     cr_assert_eq(e2e_int(&m, 0), 2, "WELCOME expected, got type %lld", (long long) e2e_int(&m, 0));
     msgpack_unpacked_destroy(&m);
     return fd;
+}
+
+int e2e_http_get(int port, const char *path, char **body)
+{
+    if (body)
+        *body = NULL;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *) &a, sizeof a) < 0) {
+        close(fd);
+        return 0;
+    }
+    char req[512];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+    e2e_send_raw(fd, req, (size_t) n);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    ssize_t got;
+    while (buf && (got = read(fd, buf + len, cap - len - 1)) > 0) {
+        len += (size_t) got;
+        if (len + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    close(fd);
+    cr_assert(buf);
+    buf[len] = '\0';
+    int status = 0;
+    sscanf(buf, "HTTP/1.%*d %d", &status);
+    char *start = strstr(buf, "\r\n\r\n");
+    if (body)
+        *body = strdup(start ? start + 4 : "");
+    free(buf);
+    return status;
+}
+
+int e2e_run(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert(p, "cannot run %s", cmd);
+    size_t cap = 1 << 16, len = 0, got;
+    char *buf = malloc(cap);
+    while (buf && (got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (len + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    cr_assert(buf);
+    buf[len] = '\0';
+    int status = pclose(p);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -9,15 +9,30 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define E2E_MAX 2   /* most gates, and most scenes, of one stack */
+
+/* A stack on loopback: ports come from the test process's pid, so tests
+ * running side by side never meet, and the same process restarting a stack
+ * gets the same ports and databases. */
 typedef struct {
-    pid_t gate, scene;
-    int   port, scene_port;
-    char  dir[64], db[96];
+    int   scenes, gates;
+    pid_t scene[E2E_MAX], gate[E2E_MAX];
+    int   port[E2E_MAX], metrics_port[E2E_MAX];        /* per gate */
+    int   scene_port[E2E_MAX], admin_port[E2E_MAX];    /* per scene */
+    char  dir[64], db[E2E_MAX][96], endpoints[160];
+    const char *const *gate_extra;
 } e2e_stack_t;
 
-/* Starts a scene and a gate; gate_extra are more gate flags (NULL-ended,
- * may be NULL). with_scene false leaves the shard down. */
+/* Starts scenes shards (left down when !run_scenes) and gates gates over
+ * them; gate_extra are more gate flags (NULL-ended, may be NULL, must
+ * outlive the stack). Waits until every gate accepts and has PINGed. */
+void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, const char *const *gate_extra);
+/* One scene and one gate. */
 void e2e_start(e2e_stack_t *s, bool with_scene, const char *const *gate_extra);
+/* (Re)starts one process of the stack on its own ports and database. */
+void e2e_start_scene(e2e_stack_t *s, int k);
+void e2e_start_gate(e2e_stack_t *s, int k);
+/* Stops everything left running and removes the stack's folder. */
 void e2e_stop(e2e_stack_t *s);
 /* Sends SIGTERM and waits; returns the exit status. */
 int e2e_term(pid_t pid);
@@ -26,6 +41,14 @@ int64_t e2e_mono_us(void);
 
 /* A client connection. */
 int  e2e_connect(int port);
+/* True once something accepts TCP on the loopback port. */
+bool e2e_can_connect(int port);
+/* GET path from a loopback port: returns the status (0 when it cannot
+ * connect) and the body (malloc'd, caller frees) in *body when not NULL. */
+int  e2e_http_get(int port, const char *path, char **body);
+/* Runs a shell command; returns its exit status and its standard output
+ * (malloc'd) in *out when not NULL. */
+int  e2e_run(const char *cmd, char **out);
 /* Sends one frame holding the msgpack array built by fmt: 'u' uint64,
  * 'i' int64, 'n' nil, 'b' bin (ptr, len), 's' str. */
 void e2e_send(int fd, const char *fmt, ...);

@@ -76,7 +76,7 @@ static void stop(void) { e2e_stop(&stack); }
 
 Test(e2e_core, injected_delay_reaches_sqlite_and_turnaround_does_not_inflate, .init = start_open, .fini = stop, .timeout = 60)
 {
-    int fd = e2e_login(stack.port, 4242);
+    int fd = e2e_login(stack.port[0], 4242);
     const int64_t up = 10000, down = 20000, turnaround = 15000;
     for (uint64_t seq = 1; seq <= 25; seq++) {
         int64_t rtt = exchange(fd, seq, up, down, turnaround);
@@ -86,67 +86,67 @@ Test(e2e_core, injected_delay_reaches_sqlite_and_turnaround_does_not_inflate, .i
                   (long long) rtt, (long long) (up + down), (long long) turnaround);
     }
     usleep(400000);   /* more than the flush interval */
-    int64_t srtt = db_value(stack.db, 4242, "srtt_us");
+    int64_t srtt = db_value(stack.db[0], 4242, "srtt_us");
     cr_assert(llabs(srtt - (up + down)) <= 1000, "srtt_us %lld, injected round trip %lld", (long long) srtt, (long long) (up + down));
-    cr_assert_eq(db_value(stack.db, 4242, "samples"), 25);
-    cr_assert_eq(db_value(stack.db, 4242, "online"), 1);
-    cr_assert_eq(db_value(stack.db, 4242, "client_rtt_us"), up + down);
+    cr_assert_eq(db_value(stack.db[0], 4242, "samples"), 25);
+    cr_assert_eq(db_value(stack.db[0], 4242, "online"), 1);
+    cr_assert_eq(db_value(stack.db[0], 4242, "client_rtt_us"), up + down);
     close(fd);
-    cr_assert_eq(e2e_term(stack.gate), 0, "gate exits 0 on SIGTERM");
-    stack.gate = 0;
-    cr_assert_eq(e2e_term(stack.scene), 0, "scene exits 0 on SIGTERM");
-    stack.scene = 0;
-    cr_assert_eq(db_value(stack.db, 4242, "samples"), 25);
+    cr_assert_eq(e2e_term(stack.gate[0]), 0, "gate exits 0 on SIGTERM");
+    stack.gate[0] = 0;
+    cr_assert_eq(e2e_term(stack.scene[0]), 0, "scene exits 0 on SIGTERM");
+    stack.scene[0] = 0;
+    cr_assert_eq(db_value(stack.db[0], 4242, "samples"), 25);
 }
 
 Test(e2e_core, history_carries_on_after_a_scene_restart, .init = start_open, .fini = stop, .timeout = 60)
 {
-    int fd = e2e_login(stack.port, 77);
+    int fd = e2e_login(stack.port[0], 77);
     for (uint64_t seq = 1; seq <= 5; seq++)
         exchange(fd, seq, 5000, 5000, 0);
     close(fd);
-    cr_assert_eq(e2e_term(stack.gate), 0);
-    cr_assert_eq(e2e_term(stack.scene), 0);
-    cr_assert_eq(db_value(stack.db, 77, "samples"), 5);
-    e2e_stack_t again;
-    e2e_start(&again, true, NULL);   /* same pid: same ports and database */
-    fd = e2e_login(again.port, 77);
+    cr_assert_eq(e2e_term(stack.gate[0]), 0);
+    cr_assert_eq(e2e_term(stack.scene[0]), 0);
+    cr_assert_eq(db_value(stack.db[0], 77, "samples"), 5);
+    e2e_start_scene(&stack, 0);      /* the same ports and database */
+    e2e_start_gate(&stack, 0);
+    usleep(300000);
+    fd = e2e_login(stack.port[0], 77);
     exchange(fd, 6, 5000, 5000, 0);
     usleep(400000);
-    cr_assert_eq(db_value(again.db, 77, "samples"), 6, "counts continue from the stored row");
+    cr_assert_eq(db_value(stack.db[0], 77, "samples"), 6, "counts continue from the stored row");
     close(fd);
-    stack = again;
 }
 
 Test(e2e_core, error_rows_and_close_rules, .init = start_open, .fini = stop, .timeout = 60)
 {
-    int good = e2e_login(stack.port, 1);
+    int good = e2e_login(stack.port[0], 1);
 
-    int fd = e2e_connect(stack.port);            /* NOT_AUTHENTICATED */
+    int fd = e2e_connect(stack.port[0]);            /* NOT_AUTHENTICATED */
     e2e_send(fd, "uui", (uint64_t) 16, (uint64_t) 5, (int64_t) 1);
     expect_error(fd, 5, 5);
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
 
-    fd = e2e_connect(stack.port);                /* BAD_FRAME: length 0 */
+    fd = e2e_connect(stack.port[0]);                /* BAD_FRAME: length 0 */
     e2e_send_raw(fd, "\0\0\0\0", 4);
     expect_error(fd, 0, 1);
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
 
-    fd = e2e_connect(stack.port);                /* TOO_LARGE from the header alone */
+    fd = e2e_connect(stack.port[0]);                /* TOO_LARGE from the header alone */
     e2e_send_raw(fd, "\0\0\x10\x01", 4);
     expect_error(fd, 0, 8);
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
 
-    fd = e2e_connect(stack.port);                /* UNSUPPORTED_VERSION */
+    fd = e2e_connect(stack.port[0]);                /* UNSUPPORTED_VERSION */
     e2e_send(fd, "uuuun", (uint64_t) 1, (uint64_t) 3, (uint64_t) 2, (uint64_t) 9);
     expect_error(fd, 3, 3);
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
 
-    fd = e2e_login(stack.port, 2);               /* BAD_MESSAGE: kept 7 times, closed on the 8th */
+    fd = e2e_login(stack.port[0], 2);               /* BAD_MESSAGE: kept 7 times, closed on the 8th */
     for (uint64_t i = 1; i <= 8; i++) {
         e2e_send(fd, "uu", (uint64_t) 99, i);
         expect_error(fd, (int64_t) i, 2);
@@ -154,7 +154,7 @@ Test(e2e_core, error_rows_and_close_rules, .init = start_open, .fini = stop, .ti
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
 
-    fd = e2e_login(stack.port, 3);               /* RATE_LIMITED keeps the connection */
+    fd = e2e_login(stack.port[0], 3);               /* RATE_LIMITED keeps the connection */
     int limited = 0;
     msgpack_unpacked m;
     msgpack_unpacked_init(&m);
@@ -171,7 +171,7 @@ Test(e2e_core, error_rows_and_close_rules, .init = start_open, .fini = stop, .ti
     usleep(100000);                              /* two tokens back at 20/s */
     cr_assert(exchange(fd, 1000, 0, 0, 0) >= 0, "the connection still works");
 
-    int second = e2e_login(stack.port, 3);       /* replaced */
+    int second = e2e_login(stack.port[0], 3);       /* replaced */
     cr_assert(e2e_recv(fd, &m, 2000));
     cr_assert_eq(e2e_int(&m, 0), 127);
     cr_assert_eq(m.data.via.array.ptr[2].via.str.size, 8);
@@ -194,7 +194,7 @@ static void start_down(void) { e2e_start(&stack, false, NULL); }
 
 Test(e2e_core, shard_down_is_unavailable_within_a_second, .init = start_down, .fini = stop, .timeout = 30)
 {
-    int fd = e2e_login(stack.port, 5);
+    int fd = e2e_login(stack.port[0], 5);
     int64_t t0 = e2e_mono_us();
     e2e_send(fd, "uui", (uint64_t) 16, (uint64_t) 9, (int64_t) 1);
     expect_error(fd, 9, 7);
@@ -250,7 +250,7 @@ Test(e2e_core, tokens_valid_wrong_expired_and_other_player, .init = start_secret
 {
     uint64_t later = (uint64_t) time(NULL) + 3600;
     uint8_t t[40];
-    int fd = e2e_connect(stack.port);
+    int fd = e2e_connect(stack.port[0]);
     make_token(t, secret, 10, later);
     cr_assert_eq(hello_with(fd, 10, t, 40), 2, "valid token is welcomed");
     close(fd);
@@ -262,13 +262,13 @@ Test(e2e_core, tokens_valid_wrong_expired_and_other_player, .init = start_secret
         { secret, 11, later, 39 },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        fd = e2e_connect(stack.port);
+        fd = e2e_connect(stack.port[0]);
         make_token(t, bad[i].key, bad[i].token_player, bad[i].expiry);
         cr_assert_eq(hello_with(fd, 11, t, bad[i].len), -4, "case %zu is UNAUTHORIZED", i);
         cr_assert(e2e_closed(fd, 2000));
         close(fd);
     }
-    fd = e2e_connect(stack.port);
+    fd = e2e_connect(stack.port[0]);
     e2e_send(fd, "uuuun", (uint64_t) 1, (uint64_t) 4, (uint64_t) 1, (uint64_t) 11);
     expect_error(fd, 4, 4);
     close(fd);

@@ -1,0 +1,58 @@
+/* lib/addr.c - see addr.h. */
+#include "addr.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ts_addr_parse(const char *text, struct sockaddr_storage *addr, socklen_t *len, char *err)
+{
+    char host[128];
+    const char *colon = strrchr(text, ':');
+    if (!colon || colon == text || (size_t) (colon - text) >= sizeof host) {
+        snprintf(err, TS_ADDR_ERR_LEN, "'%s' is not HOST:PORT", text);
+        return -1;
+    }
+    memcpy(host, text, (size_t) (colon - text));
+    host[colon - text] = '\0';
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || end == colon + 1 || port < 0 || port > 65535) {
+        snprintf(err, TS_ADDR_ERR_LEN, "'%s' has no valid port", text);
+        return -1;
+    }
+    memset(addr, 0, sizeof *addr);
+    size_t hl = strlen(host);
+    if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+        host[hl - 1] = '\0';
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *) addr;
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t) port);
+        if (inet_pton(AF_INET6, host + 1, &a6->sin6_addr) == 1) {
+            *len = sizeof *a6;
+            return 0;
+        }
+    } else {
+        struct sockaddr_in *a4 = (struct sockaddr_in *) addr;
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t) port);
+        if (strcmp(host, "localhost") == 0)
+            snprintf(host, sizeof host, "127.0.0.1");
+        if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+            *len = sizeof *a4;
+            return 0;
+        }
+    }
+    snprintf(err, TS_ADDR_ERR_LEN, "'%s' is not a numeric address", text);
+    return -1;
+}
+
+bool ts_addr_is_loopback(const struct sockaddr_storage *addr)
+{
+    if (addr->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *) addr)->sin_addr.s_addr) >> 24) == 127;
+    if (addr->ss_family == AF_INET6)
+        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *) addr)->sin6_addr);
+    return false;
+}

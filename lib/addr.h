@@ -1,0 +1,19 @@
+/* lib/addr.h - "HOST:PORT" settings as socket addresses. Pure: no socket
+ * is opened. Errors go to a caller's buffer of TS_ADDR_ERR_LEN bytes. */
+#ifndef TS_LIB_ADDR_H
+#define TS_LIB_ADDR_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+
+#define TS_ADDR_ERR_LEN 256
+
+/* Parses "HOST:PORT" (IPv4 dotted quad, "localhost", or "[v6]:port").
+ * Returns 0, or -1 with a reason in err. */
+int ts_addr_parse(const char *text, struct sockaddr_storage *addr, socklen_t *len, char *err);
+
+/* True for 127.0.0.0/8 and ::1. */
+bool ts_addr_is_loopback(const struct sockaddr_storage *addr);
+
+#endif

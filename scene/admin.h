@@ -1,0 +1,29 @@
+/* scene/admin.h - the shard's admin HTTP API (DESIGN.md "Admin API"):
+ * /v1/players/{id}, /v1/players?order=&limit=, /v1/stats, /metrics,
+ * /healthz. libmicrohttpd serves it on one thread of its own, which owns a
+ * read-only connection to the store; answers are as fresh as the last
+ * flush (--flush-ms). */
+#ifndef SCENE_ADMIN_H
+#define SCENE_ADMIN_H
+
+#include "log.h"
+#include "metrics.h"
+
+typedef struct {
+    const char   *listen;    /* HOST:PORT */
+    const char   *db;        /* the store's SQLite file, already created */
+    const char   *token;     /* bearer token for /v1 and /metrics; NULL: none */
+    ts_metrics_t *metrics;   /* rendered at /metrics; borrowed */
+    ts_log_t     *log;
+} scene_admin_options_t;
+
+typedef struct scene_admin_t scene_admin_t;
+
+/* Starts serving. Returns NULL with a reason in err (256 bytes). */
+scene_admin_t *scene_admin_new(const scene_admin_options_t *options, char *err);
+/* Stops the server thread (waiting for a request in progress). */
+void scene_admin_destroy(scene_admin_t **self_p);
+
+#define SCENE_ADMIN_LIMIT_MAX 1000   /* most players one list returns */
+
+#endif
