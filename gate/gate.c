@@ -35,6 +35,7 @@
 #define GATE_LINGER_US       1000000  /* a closing connection's grace */
 #define GATE_UNAVAILABLE_US  1000000  /* a SYNC unanswered by its shard this long */
 #define GATE_TICK_US         20000
+#define GATE_ERROR_LOG_US    10000000   /* client_errors log interval */
 #define GATE_MAX_BAD         8        /* BAD_MESSAGEs before closing */
 #define GATE_SHUTDOWN_US     2000000  /* drain time at shutdown */
 
@@ -52,7 +53,7 @@ typedef struct {
     ts_metric_t *in[128], *out[128];
     ts_metric_t *errors[9];
     ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full;
-    ts_metric_t *inside_us;
+    ts_metric_t *inside;
 } gate_metrics_t;
 
 struct gate_t {
@@ -68,6 +69,8 @@ struct gate_t {
     uint64_t        *closing;         /* ids of CLOSING connections */
     size_t           nclosing, closing_size;
     int64_t          next_tick;
+    int64_t          next_error_log;
+    uint64_t         errors_logged[TS_TOO_LARGE + 1];   /* counts at the last client_errors line */
     bool             stopping;
 };
 
@@ -95,9 +98,9 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
     m->bad_envelopes = ts_metrics_counter(reg, "ticksync_gate_bad_envelopes_total", "undecodable messages from scenes", NULL);
     m->stalled = ts_metrics_counter(reg, "ticksync_gate_stalled_readers_total", "connections dropped for passing the output cap", NULL);
     m->inflight_full = ts_metrics_counter(reg, "ticksync_gate_inflight_full_total", "SYNCs refused because every exchange slot was in flight", NULL);
-    static const double us_bounds[] = { 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 50000 };
-    m->inside_us = ts_metrics_histogram(reg, "ticksync_gate_inside_us", "time inside the server, t3 - t2, microseconds",
-                                        NULL, us_bounds, sizeof us_bounds / sizeof us_bounds[0]);
+    static const double bounds[] = { 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 50e-3 };
+    m->inside = ts_metrics_histogram(reg, "ticksync_gate_inside_seconds", "time inside the server, t3 - t2",
+                                     NULL, bounds, sizeof bounds / sizeof bounds[0]);
 }
 
 static int epoll_add(int ep, int fd, uint32_t events, uint64_t tag)
@@ -448,7 +451,7 @@ static void on_envelope(gate_t *g, const ts_env_t *env)
             return;
         }
         ts_metric_add(g->m.out[TS_SYNC_REPLY], 1);
-        ts_metric_observe(g->m.inside_us, (double) (ts_clock_real_us() - env->t2));
+        ts_metric_observe(g->m.inside, (double) (ts_clock_real_us() - env->t2) / 1e6);
     } else if (env->kind == TS_ENV_SYNC_RESULT) {
         ts_msg_t r = { .type = TS_SYNC_RESULT, .seq = env->seq };
         r.u.sync_result = (ts_sync_result_t) { env->rtt, env->srtt, env->rttvar };
@@ -501,8 +504,31 @@ static void expire_closing(gate_t *g, int64_t now, bool all)
     g->nclosing = keep;
 }
 
+/* Client errors are logged as counts per interval, never per packet. */
+static void log_client_errors(gate_t *g, int64_t now)
+{
+    if (now < g->next_error_log)
+        return;
+    g->next_error_log = now + GATE_ERROR_LOG_US;
+    char line[512];
+    size_t used = 0;
+    uint64_t total = 0;
+    for (int code = 1; code <= TS_TOO_LARGE; code++) {
+        uint64_t v = ts_metric_value(g->m.errors[code]), d = v - g->errors_logged[code];
+        g->errors_logged[code] = v;
+        total += d;
+        if (d && used < sizeof line)
+            used += (size_t) snprintf(line + used, sizeof line - used, " %s=%llu", ts_error_name((ts_error_t) code),
+                                      (unsigned long long) d);
+    }
+    if (total)
+        ts_log(g->log, TS_LOG_WARN, "client_errors", "interval_s=%d total=%llu%s", GATE_ERROR_LOG_US / 1000000,
+               (unsigned long long) total, line);
+}
+
 static void tick(gate_t *g, int64_t now)
 {
+    log_client_errors(g, now);
     gate_shards_tick(g->shards, now);
     atomic_store(&g->shards_up, gate_shards_up_count(g->shards, now));
     expire_inflight(g, now);

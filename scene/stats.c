@@ -5,7 +5,7 @@
 
 int scene_stats_init(scene_stats_t *s, ts_metrics_t *r)
 {
-    static const double rtt_bounds[] = { 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000 };
+    static const double rtt_bounds[] = { 0.5e-3, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3, 250e-3, 500e-3, 1 };
     static const double sec_bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1 };
     static const double row_bounds[] = { 1, 10, 100, 1000, 10000, 100000 };
     s->envelopes_in = ts_metrics_counter(r, "ticksync_scene_envelopes_in_total", "envelopes received from gates", NULL);
@@ -19,7 +19,7 @@ int scene_stats_init(scene_stats_t *s, ts_metrics_t *r)
     s->online = ts_metrics_gauge(r, "ticksync_scene_players_online", "players with a session on a gate", NULL);
     s->players_in_memory = ts_metrics_gauge(r, "ticksync_scene_players_in_memory", "players held by workers", NULL);
     s->lag_flags = ts_metrics_counter(r, "ticksync_scene_lag_flags_total", "times a player's lag-switch flag was raised", NULL);
-    s->rtt_us = ts_metrics_histogram(r, "ticksync_scene_rtt_us", "server-measured round trip of valid exchanges, microseconds",
+    s->rtt = ts_metrics_histogram(r, "ticksync_scene_rtt_seconds", "server-measured round trip of valid exchanges",
                                      NULL, rtt_bounds, sizeof rtt_bounds / sizeof rtt_bounds[0]);
     s->flushes = ts_metrics_counter(r, "ticksync_scene_store_flushes_total", "store transactions committed", NULL);
     s->flush_errors = ts_metrics_counter(r, "ticksync_scene_store_errors_total", "store transactions that failed", NULL);

@@ -9,7 +9,7 @@ typedef struct {
     ts_metric_t *envelopes_in, *bad_envelopes, *replies_out;
     ts_metric_t *exchanges, *invalid, *lost, *unmatched_acks, *deferred_dropped;
     ts_metric_t *online, *players_in_memory, *lag_flags;
-    ts_metric_t *rtt_us;
+    ts_metric_t *rtt;
     ts_metric_t *flushes, *flush_errors, *flush_seconds, *flush_rows, *store_pending;
 } scene_stats_t;
 

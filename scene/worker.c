@@ -148,7 +148,7 @@ static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len
     if (r.rtt < 0)
         ts_metric_add(st->opt.stats->invalid, 1);
     else
-        ts_metric_observe(st->opt.stats->rtt_us, (double) r.rtt);
+        ts_metric_observe(st->opt.stats->rtt, (double) r.rtt / 1e6);
     scene_row_t after;
     scene_player_row(e->player, &after);
     if (after.lag_flag && !was_flagged) {

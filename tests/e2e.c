@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -56,8 +57,12 @@ void e2e_start_scene(e2e_stack_t *s, int k)
     char bind[64], admin[64];
     snprintf(bind, sizeof bind, "tcp://127.0.0.1:%d", s->scene_port[k]);
     snprintf(admin, sizeof admin, "127.0.0.1:%d", s->admin_port[k]);
-    const char *argv[] = { TS_SCENE_BIN, "--bind", bind, "--db", s->db[k], "--admin", admin,
-                           "--workers", "2", "--log-level", "warn", NULL };
+    const char *argv[32] = { TS_SCENE_BIN, "--bind", bind, "--db", s->db[k], "--admin", admin,
+                             "--workers", "2", "--log-level", "warn" };
+    int n = 11;
+    for (int i = 0; s->scene_extra && s->scene_extra[i] && n < 31; i++)
+        argv[n++] = s->scene_extra[i];
+    argv[n] = NULL;
     s->scene[k] = spawn(argv);
     wait_port(s->admin_port[k], "scene admin");
 }
@@ -77,9 +82,11 @@ void e2e_start_gate(e2e_stack_t *s, int k)
     wait_port(s->port[k], "gate");
 }
 
-void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, const char *const *gate_extra)
+void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, const char *const *gate_extra,
+                       const char *const *scene_extra)
 {
     memset(s, 0, sizeof *s);
+    s->scene_extra = scene_extra;
     cr_assert(scenes >= 1 && scenes <= E2E_MAX && gates >= 1 && gates <= E2E_MAX);
     s->scenes = scenes;
     s->gates = gates;
@@ -108,7 +115,7 @@ void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, c
 
 void e2e_start(e2e_stack_t *s, bool with_scene, const char *const *gate_extra)
 {
-    e2e_start_cluster(s, 1, 1, with_scene, gate_extra);
+    e2e_start_cluster(s, 1, 1, with_scene, gate_extra, NULL);
 }
 
 int e2e_term(pid_t pid)
@@ -310,3 +317,63 @@ int e2e_run(const char *cmd, char **out)
         free(buf);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+void e2e_sleep_us(int64_t us)
+{
+    struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+/* One exchange with user-space delays: up before each client->gate message,
+ * down before the client reads SYNC_REPLY's t4, turnaround between t4 and t5. */
+int64_t e2e_exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t turnaround)
+{
+    msgpack_unpacked m;
+    msgpack_unpacked_init(&m);
+    int64_t t1 = e2e_mono_us();
+    e2e_sleep_us(up);
+    e2e_send(fd, "uui", (uint64_t) 16, seq, t1);
+    cr_assert(e2e_recv(fd, &m, 2000));
+    cr_assert_eq(e2e_int(&m, 0), 17, "seq %llu got type %lld code %lld", (unsigned long long) seq, (long long) e2e_int(&m, 0), (long long) (m.data.via.array.size > 2 ? e2e_int(&m, 2) : 0));
+    cr_assert_eq(e2e_int(&m, 1), (int64_t) seq);
+    cr_assert_eq(e2e_int(&m, 2), t1);
+    cr_assert_geq(e2e_int(&m, 4), e2e_int(&m, 3), "t3 >= t2");
+    e2e_sleep_us(down);
+    int64_t t4 = e2e_mono_us();
+    e2e_sleep_us(turnaround);
+    int64_t t5 = e2e_mono_us();
+    e2e_sleep_us(up);
+    e2e_send(fd, "uuiiii", (uint64_t) 18, seq, t4, t5, (int64_t) (up + down), (int64_t) 0);
+    cr_assert(e2e_recv(fd, &m, 2000));
+    cr_assert_eq(e2e_int(&m, 0), 19);
+    cr_assert_eq(e2e_int(&m, 1), (int64_t) seq);
+    int64_t rtt = e2e_int(&m, 2);
+    msgpack_unpacked_destroy(&m);
+    return rtt;
+}
+
+int64_t e2e_db_value(const char *db, uint64_t player, const char *column)
+{
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT %s FROM player_latency WHERE player_id = %llu", column, (unsigned long long) player);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : INT64_MIN;
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return v;
+}
+
+void e2e_expect_error(int fd, int64_t seq, int64_t code)
+{
+    msgpack_unpacked m;
+    msgpack_unpacked_init(&m);
+    cr_assert(e2e_recv(fd, &m, 2000), "no ERROR %lld", (long long) code);
+    cr_assert_eq(e2e_int(&m, 0), 32);
+    cr_assert_eq(e2e_int(&m, 1), seq);
+    cr_assert_eq(e2e_int(&m, 2), code);
+    msgpack_unpacked_destroy(&m);
+}
+

@@ -20,16 +20,18 @@ typedef struct {
     int   port[E2E_MAX], metrics_port[E2E_MAX];        /* per gate */
     int   scene_port[E2E_MAX], admin_port[E2E_MAX];    /* per scene */
     char  dir[64], db[E2E_MAX][96], endpoints[160];
-    const char *const *gate_extra;
+    const char *const *gate_extra, *const *scene_extra;   /* more flags, NULL-ended */
 } e2e_stack_t;
 
 /* Starts scenes shards (left down when !run_scenes) and gates gates over
- * them; gate_extra are more gate flags (NULL-ended, may be NULL, must
- * outlive the stack). Waits until every gate accepts and has PINGed. */
-void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, const char *const *gate_extra);
+ * them; gate_extra and scene_extra are more flags (NULL-ended, may be NULL,
+ * must outlive the stack). Waits until every gate accepts and has PINGed. */
+void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, const char *const *gate_extra,
+                       const char *const *scene_extra);
 /* One scene and one gate. */
 void e2e_start(e2e_stack_t *s, bool with_scene, const char *const *gate_extra);
-/* (Re)starts one process of the stack on its own ports and database. */
+/* (Re)starts one process of the stack on its own ports and database, with
+ * s->gate_extra or s->scene_extra. */
 void e2e_start_scene(e2e_stack_t *s, int k);
 void e2e_start_gate(e2e_stack_t *s, int k);
 /* Stops everything left running and removes the stack's folder. */
@@ -61,5 +63,15 @@ int64_t e2e_int(const msgpack_unpacked *m, size_t i);
 bool e2e_closed(int fd, int timeout_ms);
 /* HELLO in open mode (nil token) and WELCOME; returns the fd. */
 int e2e_login(int port, uint64_t player_id);
+
+void e2e_sleep_us(int64_t us);
+/* One exchange with user-space delays: up before each client->gate message,
+ * down before the client reads SYNC_REPLY's t4, turnaround between t4 and
+ * t5. Asserts the replies' shape; returns SYNC_RESULT's rtt. */
+int64_t e2e_exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t turnaround);
+/* One column of a player's row in the SQLite file, INT64_MIN without a row. */
+int64_t e2e_db_value(const char *db, uint64_t player, const char *column);
+/* Reads the next message and asserts it is ERROR code with seq. */
+void e2e_expect_error(int fd, int64_t seq, int64_t code);
 
 #endif

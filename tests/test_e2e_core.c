@@ -12,65 +12,6 @@
 
 static e2e_stack_t stack;
 
-static void sleep_us(int64_t us)
-{
-    struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
-    nanosleep(&ts, NULL);
-}
-
-/* One exchange with user-space delays: up before each client->gate message,
- * down before the client reads SYNC_REPLY's t4, turnaround between t4 and t5. */
-static int64_t exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t turnaround)
-{
-    msgpack_unpacked m;
-    msgpack_unpacked_init(&m);
-    int64_t t1 = e2e_mono_us();
-    sleep_us(up);
-    e2e_send(fd, "uui", (uint64_t) 16, seq, t1);
-    cr_assert(e2e_recv(fd, &m, 2000));
-    cr_assert_eq(e2e_int(&m, 0), 17, "seq %llu got type %lld code %lld", (unsigned long long) seq, (long long) e2e_int(&m, 0), (long long) (m.data.via.array.size > 2 ? e2e_int(&m, 2) : 0));
-    cr_assert_eq(e2e_int(&m, 1), (int64_t) seq);
-    cr_assert_eq(e2e_int(&m, 2), t1);
-    cr_assert_geq(e2e_int(&m, 4), e2e_int(&m, 3), "t3 >= t2");
-    sleep_us(down);
-    int64_t t4 = e2e_mono_us();
-    sleep_us(turnaround);
-    int64_t t5 = e2e_mono_us();
-    sleep_us(up);
-    e2e_send(fd, "uuiiii", (uint64_t) 18, seq, t4, t5, (int64_t) (up + down), (int64_t) 0);
-    cr_assert(e2e_recv(fd, &m, 2000));
-    cr_assert_eq(e2e_int(&m, 0), 19);
-    cr_assert_eq(e2e_int(&m, 1), (int64_t) seq);
-    int64_t rtt = e2e_int(&m, 2);
-    msgpack_unpacked_destroy(&m);
-    return rtt;
-}
-
-static int64_t db_value(const char *db, uint64_t player, const char *column)
-{
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT %s FROM player_latency WHERE player_id = %llu", column, (unsigned long long) player);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : INT64_MIN;
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
-}
-
-static void expect_error(int fd, int64_t seq, int64_t code)
-{
-    msgpack_unpacked m;
-    msgpack_unpacked_init(&m);
-    cr_assert(e2e_recv(fd, &m, 2000), "no ERROR %lld", (long long) code);
-    cr_assert_eq(e2e_int(&m, 0), 32);
-    cr_assert_eq(e2e_int(&m, 1), seq);
-    cr_assert_eq(e2e_int(&m, 2), code);
-    msgpack_unpacked_destroy(&m);
-}
-
 static void start_open(void) { e2e_start(&stack, true, NULL); }
 static void stop(void) { e2e_stop(&stack); }
 
@@ -79,42 +20,42 @@ Test(e2e_core, injected_delay_reaches_sqlite_and_turnaround_does_not_inflate, .i
     int fd = e2e_login(stack.port[0], 4242);
     const int64_t up = 10000, down = 20000, turnaround = 15000;
     for (uint64_t seq = 1; seq <= 25; seq++) {
-        int64_t rtt = exchange(fd, seq, up, down, turnaround);
+        int64_t rtt = e2e_exchange(fd, seq, up, down, turnaround);
         /* Each sample holds the injected path and none of the client's turnaround;
          * the accuracy bound is on the smoothed value below, not on one sleep. */
         cr_assert(rtt >= up + down && rtt < up + down + turnaround, "rtt %lld for an injected %lld with a %lld turnaround",
                   (long long) rtt, (long long) (up + down), (long long) turnaround);
     }
     usleep(400000);   /* more than the flush interval */
-    int64_t srtt = db_value(stack.db[0], 4242, "srtt_us");
+    int64_t srtt = e2e_db_value(stack.db[0], 4242, "srtt_us");
     cr_assert(llabs(srtt - (up + down)) <= 1000, "srtt_us %lld, injected round trip %lld", (long long) srtt, (long long) (up + down));
-    cr_assert_eq(db_value(stack.db[0], 4242, "samples"), 25);
-    cr_assert_eq(db_value(stack.db[0], 4242, "online"), 1);
-    cr_assert_eq(db_value(stack.db[0], 4242, "client_rtt_us"), up + down);
+    cr_assert_eq(e2e_db_value(stack.db[0], 4242, "samples"), 25);
+    cr_assert_eq(e2e_db_value(stack.db[0], 4242, "online"), 1);
+    cr_assert_eq(e2e_db_value(stack.db[0], 4242, "client_rtt_us"), up + down);
     close(fd);
     cr_assert_eq(e2e_term(stack.gate[0]), 0, "gate exits 0 on SIGTERM");
     stack.gate[0] = 0;
     cr_assert_eq(e2e_term(stack.scene[0]), 0, "scene exits 0 on SIGTERM");
     stack.scene[0] = 0;
-    cr_assert_eq(db_value(stack.db[0], 4242, "samples"), 25);
+    cr_assert_eq(e2e_db_value(stack.db[0], 4242, "samples"), 25);
 }
 
 Test(e2e_core, history_carries_on_after_a_scene_restart, .init = start_open, .fini = stop, .timeout = 60)
 {
     int fd = e2e_login(stack.port[0], 77);
     for (uint64_t seq = 1; seq <= 5; seq++)
-        exchange(fd, seq, 5000, 5000, 0);
+        e2e_exchange(fd, seq, 5000, 5000, 0);
     close(fd);
     cr_assert_eq(e2e_term(stack.gate[0]), 0);
     cr_assert_eq(e2e_term(stack.scene[0]), 0);
-    cr_assert_eq(db_value(stack.db[0], 77, "samples"), 5);
+    cr_assert_eq(e2e_db_value(stack.db[0], 77, "samples"), 5);
     e2e_start_scene(&stack, 0);      /* the same ports and database */
     e2e_start_gate(&stack, 0);
     usleep(300000);
     fd = e2e_login(stack.port[0], 77);
-    exchange(fd, 6, 5000, 5000, 0);
+    e2e_exchange(fd, 6, 5000, 5000, 0);
     usleep(400000);
-    cr_assert_eq(db_value(stack.db[0], 77, "samples"), 6, "counts continue from the stored row");
+    cr_assert_eq(e2e_db_value(stack.db[0], 77, "samples"), 6, "counts continue from the stored row");
     close(fd);
 }
 
@@ -124,32 +65,32 @@ Test(e2e_core, error_rows_and_close_rules, .init = start_open, .fini = stop, .ti
 
     int fd = e2e_connect(stack.port[0]);            /* NOT_AUTHENTICATED */
     e2e_send(fd, "uui", (uint64_t) 16, (uint64_t) 5, (int64_t) 1);
-    expect_error(fd, 5, 5);
+    e2e_expect_error(fd, 5, 5);
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
 
     fd = e2e_connect(stack.port[0]);                /* BAD_FRAME: length 0 */
     e2e_send_raw(fd, "\0\0\0\0", 4);
-    expect_error(fd, 0, 1);
+    e2e_expect_error(fd, 0, 1);
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
 
     fd = e2e_connect(stack.port[0]);                /* TOO_LARGE from the header alone */
     e2e_send_raw(fd, "\0\0\x10\x01", 4);
-    expect_error(fd, 0, 8);
+    e2e_expect_error(fd, 0, 8);
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
 
     fd = e2e_connect(stack.port[0]);                /* UNSUPPORTED_VERSION */
     e2e_send(fd, "uuuun", (uint64_t) 1, (uint64_t) 3, (uint64_t) 2, (uint64_t) 9);
-    expect_error(fd, 3, 3);
+    e2e_expect_error(fd, 3, 3);
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
 
     fd = e2e_login(stack.port[0], 2);               /* BAD_MESSAGE: kept 7 times, closed on the 8th */
     for (uint64_t i = 1; i <= 8; i++) {
         e2e_send(fd, "uu", (uint64_t) 99, i);
-        expect_error(fd, (int64_t) i, 2);
+        e2e_expect_error(fd, (int64_t) i, 2);
     }
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
@@ -169,7 +110,7 @@ Test(e2e_core, error_rows_and_close_rules, .init = start_open, .fini = stop, .ti
     }
     cr_assert(limited >= 19 && limited <= 21, "%d of 40 limited at 20/s", limited);
     usleep(100000);                              /* two tokens back at 20/s */
-    cr_assert(exchange(fd, 1000, 0, 0, 0) >= 0, "the connection still works");
+    cr_assert(e2e_exchange(fd, 1000, 0, 0, 0) >= 0, "the connection still works");
 
     int second = e2e_login(stack.port[0], 3);       /* replaced */
     cr_assert(e2e_recv(fd, &m, 2000));
@@ -178,14 +119,14 @@ Test(e2e_core, error_rows_and_close_rules, .init = start_open, .fini = stop, .ti
     cr_assert_eq(memcmp(m.data.via.array.ptr[2].via.str.ptr, "replaced", 8), 0);
     cr_assert(e2e_closed(fd, 2000));
     close(fd);
-    exchange(second, 1, 0, 0, 0);
+    e2e_exchange(second, 1, 0, 0, 0);
 
     e2e_send(second, "uus", (uint64_t) 127, (uint64_t) 0, "bye");   /* BYE closes */
     cr_assert(e2e_closed(second, 2000));
     close(second);
 
     e2e_send(good, "uuii", (uint64_t) 18, (uint64_t) 555, (int64_t) 1, (int64_t) 2);  /* unknown seq: ignored */
-    cr_assert(exchange(good, 7, 0, 0, 0) >= 0, "the well-behaved client was never affected");
+    cr_assert(e2e_exchange(good, 7, 0, 0, 0) >= 0, "the well-behaved client was never affected");
     msgpack_unpacked_destroy(&m);
     close(good);
 }
@@ -197,7 +138,7 @@ Test(e2e_core, shard_down_is_unavailable_within_a_second, .init = start_down, .f
     int fd = e2e_login(stack.port[0], 5);
     int64_t t0 = e2e_mono_us();
     e2e_send(fd, "uui", (uint64_t) 16, (uint64_t) 9, (int64_t) 1);
-    expect_error(fd, 9, 7);
+    e2e_expect_error(fd, 9, 7);
     cr_assert_lt(e2e_mono_us() - t0, 1000000);
     close(fd);
 }
@@ -270,6 +211,6 @@ Test(e2e_core, tokens_valid_wrong_expired_and_other_player, .init = start_secret
     }
     fd = e2e_connect(stack.port[0]);
     e2e_send(fd, "uuuun", (uint64_t) 1, (uint64_t) 4, (uint64_t) 1, (uint64_t) 11);
-    expect_error(fd, 4, 4);
+    e2e_expect_error(fd, 4, 4);
     close(fd);
 }

@@ -1,0 +1,306 @@
+/* tests/test_e2e_admin.c - the operators' view with the real processes: a
+ * gate over two scene shards, the admin HTTP API's every route and status,
+ * ticksync-admin's table and JSON, promtool on both /metrics, /healthz,
+ * a dead shard and the bearer token. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "shard.h"
+
+static e2e_stack_t stack;
+
+/* Players 1..4 with round trips of 4, 8, 12 and 16 ms. */
+#define PLAYERS 4
+static int fds[PLAYERS + 1];
+
+static int64_t injected_rtt(uint64_t p) { return (int64_t) p * 4000; }
+static int shard_of(uint64_t p) { return (int) ts_shard_of(p, 2); }
+
+static void play(int exchanges)
+{
+    for (uint64_t p = 1; p <= PLAYERS; p++) {
+        if (!fds[p])
+            fds[p] = e2e_login(stack.port[0], p);
+        for (int i = 0; i < exchanges; i++)
+            e2e_exchange(fds[p], (uint64_t) i + 1, injected_rtt(p) / 2, injected_rtt(p) / 2, 0);
+    }
+}
+
+static void start(void)
+{
+    memset(fds, 0, sizeof fds);
+    e2e_start_cluster(&stack, 2, 1, true, NULL, NULL);
+}
+
+static void stop(void)
+{
+    for (int p = 1; p <= PLAYERS; p++)
+        if (fds[p])
+            close(fds[p]);
+    e2e_stop(&stack);
+}
+
+/* GETs path from shard k's admin API, expects status, returns the JSON. */
+static json_t *get_json(int k, const char *path, int status)
+{
+    char *body = NULL;
+    int got = e2e_http_get(stack.admin_port[k], path, &body);
+    cr_assert_eq(got, status, "GET %s on shard %d: %d, not %d (%s)", path, k, got, status, body);
+    json_error_t err;
+    json_t *v = json_loads(body, 0, &err);
+    cr_assert(v, "GET %s is not JSON: %s", path, body);
+    free(body);
+    return v;
+}
+
+static json_int_t field(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    cr_assert(json_is_integer(v), "field %s", key);
+    return json_integer_value(v);
+}
+
+Test(e2e_admin, every_route_and_status, .init = start, .fini = stop, .timeout = 60)
+{
+    play(3);
+    e2e_sleep_us(200000);   /* "an answer reflects an exchange within 200 ms" */
+    char path[64];
+    for (uint64_t p = 1; p <= PLAYERS; p++) {
+        snprintf(path, sizeof path, "/v1/players/%llu", (unsigned long long) p);
+        json_t *row = get_json(shard_of(p), path, 200);
+        cr_assert_eq(field(row, "player_id"), (json_int_t) p);
+        cr_assert_eq(field(row, "samples"), 3);
+        cr_assert(json_is_true(json_object_get(row, "online")));
+        cr_assert(json_is_false(json_object_get(row, "lag_flag")));
+        cr_assert_eq(field(row, "delay_us"), field(row, "srtt_us") / 2);
+        cr_assert_lt(llabs(field(row, "srtt_us") - injected_rtt(p)), 1500, "srtt %lld for %lld",
+                     (long long) field(row, "srtt_us"), (long long) injected_rtt(p));
+        const char *schema[] = { "rtt_us", "rttvar_us", "min_rtt_us", "invalid", "lost", "client_rtt_us",
+                                 "client_offset_us", "updated_at_us", "lag_strikes" };
+        for (size_t i = 0; i < sizeof schema / sizeof schema[0]; i++)
+            field(row, schema[i]);
+        json_decref(row);
+        json_decref(get_json(1 - shard_of(p), path, 404));   /* the other shard does not know it */
+    }
+    const char *bad_ids[] = { "0", "abc", "-5", "1x", "99999999999999999999", "" };
+    for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++) {
+        snprintf(path, sizeof path, "/v1/players/%s", bad_ids[i]);
+        json_decref(get_json(0, path, 400));
+    }
+    json_decref(get_json(0, "/v1/players/123456", 404));
+    json_decref(get_json(0, "/v1/nope", 404));
+    json_decref(get_json(0, "/", 404));
+
+    for (int k = 0; k < 2; k++) {
+        json_t *list = get_json(k, "/v1/players?order=worst&limit=10", 200);
+        json_t *players = json_object_get(list, "players");
+        size_t mine = 0;
+        for (uint64_t p = 1; p <= PLAYERS; p++)
+            mine += shard_of(p) == k;
+        cr_assert_eq(json_array_size(players), mine);
+        for (size_t i = 1; i < json_array_size(players); i++)
+            cr_assert_geq(field(json_array_get(players, i - 1), "srtt_us"), field(json_array_get(players, i), "srtt_us"));
+        json_decref(list);
+        list = get_json(k, "/v1/players?order=best&limit=1", 200);
+        cr_assert_leq(json_array_size(json_object_get(list, "players")), 1);
+        json_decref(list);
+        json_t *stats = get_json(k, "/v1/stats", 200);
+        cr_assert_eq(field(stats, "players_known"), (json_int_t) mine);
+        cr_assert_eq(field(stats, "players_online"), (json_int_t) mine);
+        cr_assert_eq(field(stats, "samples"), (json_int_t) (3 * mine));
+        cr_assert_eq(field(stats, "exchanges"), (json_int_t) (3 * mine));
+        cr_assert_eq(field(stats, "lost"), 0);
+        json_t *delay = json_object_get(stats, "delay_us");
+        cr_assert_leq(field(delay, "p50"), field(delay, "p99"));
+        cr_assert_leq(field(delay, "p99"), field(delay, "max"));
+        json_decref(stats);
+        json_decref(get_json(k, "/healthz", 200));
+    }
+    json_decref(get_json(0, "/v1/players?order=sideways", 400));
+    json_decref(get_json(0, "/v1/players?limit=0", 400));
+    json_decref(get_json(0, "/v1/players?limit=1001", 400));
+    cr_assert_eq(e2e_http_get(stack.metrics_port[0], "/healthz", NULL), 200);
+    cr_assert_eq(e2e_http_get(stack.metrics_port[0], "/nope", NULL), 404);
+
+    /* online follows the connection */
+    close(fds[1]);
+    fds[1] = 0;
+    e2e_sleep_us(400000);
+    json_t *row = get_json(shard_of(1), "/v1/players/1", 200);
+    cr_assert(json_is_false(json_object_get(row, "online")), "offline once disconnected");
+    json_decref(row);
+}
+
+/* The admin URLs of the stack, in shard order. */
+static const char *admin_flag(void)
+{
+    static char flag[128];
+    snprintf(flag, sizeof flag, "--admin=http://127.0.0.1:%d,http://127.0.0.1:%d", stack.admin_port[0],
+             stack.admin_port[1]);
+    return flag;
+}
+
+static int admin(const char *args, char **out)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", TS_ADMIN_BIN, admin_flag(), args);
+    return e2e_run(cmd, out);
+}
+
+Test(e2e_admin, cli_table_and_json, .init = start, .fini = stop, .timeout = 60)
+{
+    play(2);
+    e2e_sleep_us(300000);
+    char *out;
+    /* latency asks the player's own shard */
+    for (uint64_t p = 1; p <= PLAYERS; p++) {
+        char args[64];
+        snprintf(args, sizeof args, "--json latency %llu", (unsigned long long) p);
+        cr_assert_eq(admin(args, &out), 0, "%s", out);
+        json_t *v = json_loads(out, 0, NULL);
+        cr_assert(v, "JSON: %s", out);
+        cr_assert_eq(field(v, "player_id"), (json_int_t) p);
+        cr_assert_eq(field(v, "shard"), shard_of(p));
+        cr_assert_eq(field(v, "samples"), 2);
+        json_decref(v);
+        free(out);
+    }
+    cr_assert_eq(admin("latency 3", &out), 0);
+    cr_assert(strstr(out, "player      3\n") && strstr(out, "online      yes\n") && strstr(out, "samples     2"), "%s", out);
+    free(out);
+    cr_assert_eq(admin("latency 987654", &out), 3, "unknown player: exit 3");
+    cr_assert(strstr(out, "unknown"), "%s", out);
+    free(out);
+    cr_assert_eq(admin("latency zero", &out), 2);
+    free(out);
+
+    /* top merges the shards: worst first by default */
+    cr_assert_eq(admin("--json top -n 3", &out), 0, "%s", out);
+    json_t *v = json_loads(out, 0, NULL);
+    json_t *players = json_object_get(v, "players");
+    cr_assert_eq(json_array_size(players), 3);
+    cr_assert_eq(field(json_array_get(players, 0), "player_id"), 4);
+    cr_assert_eq(field(json_array_get(players, 1), "player_id"), 3);
+    cr_assert_eq(field(json_array_get(players, 2), "player_id"), 2);
+    json_decref(v);
+    free(out);
+    cr_assert_eq(admin("top --best -n 1", &out), 0);
+    cr_assert(strstr(out, "PLAYER") && strstr(out, "\n1 "), "%s", out);
+    cr_assert_null(strstr(out, "\n4 "), "%s", out);
+    free(out);
+
+    /* stats adds the shards up */
+    cr_assert_eq(admin("--json stats", &out), 0, "%s", out);
+    v = json_loads(out, 0, NULL);
+    json_t *total = json_object_get(v, "total");
+    cr_assert_eq(field(total, "players_known"), PLAYERS);
+    cr_assert_eq(field(total, "samples"), 2 * PLAYERS);
+    cr_assert_eq(json_array_size(json_object_get(v, "shards")), 2);
+    json_decref(v);
+    free(out);
+    cr_assert_eq(admin("stats", &out), 0);
+    cr_assert(strstr(out, "SHARD") && strstr(out, "\nall "), "%s", out);
+    free(out);
+    cr_assert_eq(admin("frobnicate", &out), 2);
+    free(out);
+}
+
+static void promtool_check(int port)
+{
+    char *body = NULL;
+    cr_assert_eq(e2e_http_get(port, "/metrics", &body), 200);
+    char file[64], cmd[160];
+    snprintf(file, sizeof file, "/tmp/ts-metrics-%d-%d", (int) getpid(), port);
+    FILE *f = fopen(file, "w");
+    fputs(body, f);
+    fclose(f);
+    free(body);
+    snprintf(cmd, sizeof cmd, "promtool check metrics < %s 2>&1", file);
+    char *out;
+    int rc = e2e_run(cmd, &out);
+    cr_assert_eq(rc, 0, "promtool on port %d: %s", port, out);
+    free(out);
+    unlink(file);
+}
+
+Test(e2e_admin, promtool_accepts_both_processes_metrics, .init = start, .fini = stop, .timeout = 60)
+{
+    play(2);
+    e2e_sleep_us(300000);
+    promtool_check(stack.metrics_port[0]);
+    promtool_check(stack.admin_port[0]);
+    promtool_check(stack.admin_port[1]);
+    char *body;
+    cr_assert_eq(e2e_http_get(stack.admin_port[0], "/metrics", &body), 200);
+    cr_assert(strstr(body, "ticksync_scene_exchanges_total"), "%s", body);
+    free(body);
+    cr_assert_eq(e2e_http_get(stack.metrics_port[0], "/metrics", &body), 200);
+    cr_assert(strstr(body, "ticksync_gate_sessions 4"), "%s", body);
+    free(body);
+}
+
+Test(e2e_admin, a_dead_shard_is_reported_and_the_rest_serves, .init = start, .fini = stop, .timeout = 60)
+{
+    play(1);
+    e2e_sleep_us(300000);
+    kill(stack.scene[1], SIGKILL);
+    waitpid(stack.scene[1], NULL, 0);
+    stack.scene[1] = 0;
+    char *out;
+    cr_assert_neq(admin("stats", &out), 0, "stats with a dead shard fails");
+    cr_assert(strstr(out, "shard 1") && strstr(out, "unreachable"), "%s", out);
+    free(out);
+    uint64_t alive = shard_of(1) == 0 ? 1 : shard_of(2) == 0 ? 2 : shard_of(3) == 0 ? 3 : 4;
+    char args[64];
+    snprintf(args, sizeof args, "latency %llu", (unsigned long long) alive);
+    cr_assert_eq(admin(args, &out), 0, "the live shard still answers: %s", out);
+    free(out);
+    e2e_sleep_us(1200000);
+    cr_assert_eq(e2e_http_get(stack.metrics_port[0], "/healthz", NULL), 200, "one shard is enough");
+    kill(stack.scene[0], SIGKILL);
+    waitpid(stack.scene[0], NULL, 0);
+    stack.scene[0] = 0;
+    e2e_sleep_us(1200000);
+    cr_assert_eq(e2e_http_get(stack.metrics_port[0], "/healthz", NULL), 503, "no shard: unhealthy");
+}
+
+static char token_path[64];
+static const char *token_flags[3];
+
+static void start_token(void)
+{
+    snprintf(token_path, sizeof token_path, "/tmp/ts-admin-token-%d", (int) getpid());
+    FILE *f = fopen(token_path, "w");
+    fputs("s3cret-admin\n", f);
+    fclose(f);
+    token_flags[0] = "--admin-token-file";
+    token_flags[1] = token_path;
+    memset(fds, 0, sizeof fds);
+    e2e_start_cluster(&stack, 2, 1, true, NULL, token_flags);
+}
+
+static void stop_token(void)
+{
+    stop();
+    unlink(token_path);
+}
+
+Test(e2e_admin, bearer_token_is_enforced_when_set, .init = start_token, .fini = stop_token, .timeout = 60)
+{
+    cr_assert_eq(e2e_http_get(stack.admin_port[0], "/v1/stats", NULL), 401);
+    cr_assert_eq(e2e_http_get(stack.admin_port[0], "/metrics", NULL), 401);
+    cr_assert_eq(e2e_http_get(stack.admin_port[0], "/healthz", NULL), 200, "health stays open for probes");
+    char *out, args[128];
+    cr_assert_neq(admin("stats", &out), 0);
+    free(out);
+    snprintf(args, sizeof args, "--token-file %s stats", token_path);
+    cr_assert_eq(admin(args, &out), 0, "%s", out);
+    free(out);
+}

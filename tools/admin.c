@@ -1,0 +1,320 @@
+/* tools/admin.c - ticksync-admin: operators' view of player latency.
+ *
+ *   ticksync-admin [--admin URL,...] [--json] latency PLAYER
+ *   ticksync-admin [--admin URL,...] [--json] top [--worst|--best] [-n N]
+ *   ticksync-admin [--admin URL,...] [--json] stats
+ *
+ * --admin lists the shards' admin URLs in shard order, as the gate's
+ * --scenes lists their endpoints: one player is asked of its own shard
+ * (the gate's jump hash), lists and stats fan out and are merged. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "http.h"
+#include "shard.h"
+#include "token.h"
+
+#define SHARDS_MAX 256
+
+static const ts_setting_t settings[] = {
+    { "admin", TS_SET_STR, "http://127.0.0.1:9171", "the shards' admin APIs, in shard order, comma-separated", 0, 0 },
+    { "json", TS_SET_BOOL, "false", "print JSON instead of a table", 0, 0 },
+    { "token-file", TS_SET_STR, NULL, "file holding the admin API's bearer token", 0, 0 },
+    { "timeout-ms", TS_SET_INT, "2000", "per-request deadline", 1, 600000 },
+    { "worst", TS_SET_BOOL, "false", "top: highest delay first (the default)", 0, 0 },
+    { "best", TS_SET_BOOL, "false", "top: lowest delay first", 0, 0 },
+    { "n", TS_SET_INT, "10", "top: how many players (also -n N)", 1, 1000 },
+};
+
+typedef struct {
+    char       *urls[SHARDS_MAX];
+    int         count;
+    const char *token;
+    int         timeout_ms;
+    bool        json;
+} cli_t;
+
+/* GETs path from shard k and parses the JSON answer. Returns the value, or
+ * NULL after printing why on stderr. *status gets the HTTP status. */
+static json_t *fetch(const cli_t *cli, int k, const char *path, int *status)
+{
+    ts_http_answer_t a;
+    char err[TS_HTTP_ERR_LEN];
+    if (ts_http_get(cli->urls[k], path, cli->token, cli->timeout_ms, &a, err) < 0) {
+        fprintf(stderr, "ticksync-admin: shard %d (%s) unreachable: %s\n", k, cli->urls[k], err);
+        return NULL;
+    }
+    *status = a.status;
+    json_error_t jerr;
+    json_t *v = json_loadb(a.body, a.len, 0, &jerr);
+    if (!v)
+        fprintf(stderr, "ticksync-admin: shard %d (%s) answered %d without JSON: %s\n", k, cli->urls[k], a.status,
+                jerr.text);
+    ts_http_free(&a);
+    return v;
+}
+
+static json_int_t num(const json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+static const char *yes(const json_t *o, const char *key)
+{
+    return json_is_true(json_object_get(o, key)) ? "yes" : "no";
+}
+
+static double ms(json_int_t us)
+{
+    return (double) us / 1000.0;
+}
+
+static int print_json(json_t *v)
+{
+    char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s)
+        puts(s);
+    free(s);
+    return s ? 0 : 1;
+}
+
+static int cmd_latency(const cli_t *cli, const char *id_text)
+{
+    char *end;
+    unsigned long long id = id_text ? strtoull(id_text, &end, 10) : 0;
+    if (!id_text || *end || id == 0 || id_text[0] == '-') {
+        fprintf(stderr, "ticksync-admin: latency needs a player id, a positive integer\n");
+        return 2;
+    }
+    int k = (int) ts_shard_of(id, (uint32_t) cli->count);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/players/%llu", id);
+    int status = 0;
+    json_t *p = fetch(cli, k, path, &status);
+    if (!p)
+        return 1;
+    int rc = 0;
+    if (status == 404) {
+        fprintf(stderr, "ticksync-admin: player %llu is unknown to shard %d\n", id, k);
+        rc = 3;
+    } else if (status != 200) {
+        fprintf(stderr, "ticksync-admin: shard %d answered %d: %s\n", k, status,
+                json_string_value(json_object_get(p, "error")) ?: "?");
+        rc = 1;
+    } else if (cli->json) {
+        json_object_set_new(p, "shard", json_integer(k));
+        rc = print_json(p);
+    } else {
+        time_t t = (time_t) (num(p, "updated_at_us") / 1000000);
+        char when[32] = "never";
+        if (t > 0)
+            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+        printf("player      %llu\n"
+               "shard       %d (%s)\n"
+               "online      %s\n"
+               "delay       %.3f ms (srtt/2)\n"
+               "srtt        %.3f ms   rttvar %.3f ms   last %.3f ms   min %.3f ms\n"
+               "samples     %lld   invalid %lld   lost %lld\n"
+               "client      rtt %.3f ms   offset %.3f ms\n"
+               "lag flag    %s (%lld strikes)\n"
+               "updated     %s\n",
+               id, k, cli->urls[k], yes(p, "online"), ms(num(p, "delay_us")), ms(num(p, "srtt_us")),
+               ms(num(p, "rttvar_us")), ms(num(p, "rtt_us")), ms(num(p, "min_rtt_us")), (long long) num(p, "samples"),
+               (long long) num(p, "invalid"), (long long) num(p, "lost"), ms(num(p, "client_rtt_us")),
+               ms(num(p, "client_offset_us")), yes(p, "lag_flag"), (long long) num(p, "lag_strikes"), when);
+    }
+    json_decref(p);
+    return rc;
+}
+
+static bool worst_order;
+
+static int by_srtt(const void *a, const void *b)
+{
+    json_int_t x = num(*(json_t *const *) a, "srtt_us"), y = num(*(json_t *const *) b, "srtt_us");
+    int c = (x > y) - (x < y);
+    if (c == 0)
+        c = (num(*(json_t *const *) a, "player_id") > num(*(json_t *const *) b, "player_id"))
+            - (num(*(json_t *const *) a, "player_id") < num(*(json_t *const *) b, "player_id"));
+    return worst_order ? -c : c;
+}
+
+static int cmd_top(const cli_t *cli, bool worst, int n)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/v1/players?order=%s&limit=%d", worst ? "worst" : "best", n);
+    json_t *all = json_array();
+    for (int k = 0; k < cli->count; k++) {
+        int status = 0;
+        json_t *v = fetch(cli, k, path, &status);
+        json_t *list = v ? json_object_get(v, "players") : NULL;
+        if (!v || status != 200 || !json_is_array(list)) {
+            if (v)
+                fprintf(stderr, "ticksync-admin: shard %d answered %d\n", k, status);
+            json_decref(v);
+            json_decref(all);
+            return 1;
+        }
+        size_t i;
+        json_t *p;
+        json_array_foreach(list, i, p) {
+            json_object_set_new(p, "shard", json_integer(k));
+            json_array_append(all, p);
+        }
+        json_decref(v);
+    }
+    size_t count = json_array_size(all);
+    json_t **rows = calloc(count + 1, sizeof *rows);
+    for (size_t i = 0; rows && i < count; i++)
+        rows[i] = json_array_get(all, i);
+    worst_order = worst;
+    if (rows)
+        qsort(rows, count, sizeof *rows, by_srtt);
+    if (count > (size_t) n)
+        count = (size_t) n;
+    int rc = 0;
+    if (cli->json) {
+        json_t *top = json_array();
+        for (size_t i = 0; rows && i < count; i++)
+            json_array_append(top, rows[i]);
+        json_t *out = json_pack("{s:o}", "players", top);
+        rc = print_json(out);
+        json_decref(out);
+    } else {
+        printf("%-20s %5s %6s %10s %10s %10s %10s %8s %7s %6s %4s\n", "PLAYER", "SHARD", "ONLINE", "DELAY_MS",
+               "SRTT_MS", "RTTVAR_MS", "MIN_MS", "SAMPLES", "INVALID", "LOST", "LAG");
+        for (size_t i = 0; rows && i < count; i++) {
+            json_t *p = rows[i];
+            printf("%-20lld %5lld %6s %10.3f %10.3f %10.3f %10.3f %8lld %7lld %6lld %4s\n",
+                   (long long) num(p, "player_id"), (long long) num(p, "shard"), yes(p, "online"),
+                   ms(num(p, "delay_us")), ms(num(p, "srtt_us")), ms(num(p, "rttvar_us")), ms(num(p, "min_rtt_us")),
+                   (long long) num(p, "samples"), (long long) num(p, "invalid"), (long long) num(p, "lost"),
+                   yes(p, "lag_flag"));
+        }
+    }
+    free(rows);
+    json_decref(all);
+    return rc;
+}
+
+static const char *const stat_keys[] = { "players_online", "players_known", "players_measured", "exchanges",
+                                         "samples", "invalid", "lost" };
+#define NSTAT (sizeof stat_keys / sizeof stat_keys[0])
+
+/* Counts add up across shards; delay percentiles do not, so each shard's
+ * are shown, and the cluster's maximum. */
+static int cmd_stats(const cli_t *cli)
+{
+    json_t *shards = json_array(), *total = json_object();
+    json_int_t max_delay = 0;
+    for (int k = 0; k < cli->count; k++) {
+        int status = 0;
+        json_t *v = fetch(cli, k, "/v1/stats", &status);
+        if (!v || status != 200) {
+            if (v)
+                fprintf(stderr, "ticksync-admin: shard %d answered %d\n", k, status);
+            json_decref(v);
+            json_decref(shards);
+            json_decref(total);
+            return 1;
+        }
+        for (size_t i = 0; i < NSTAT; i++)
+            json_object_set_new(total, stat_keys[i], json_integer(num(total, stat_keys[i]) + num(v, stat_keys[i])));
+        json_int_t m = num(json_object_get(v, "delay_us"), "max");
+        if (m > max_delay)
+            max_delay = m;
+        json_object_set_new(v, "shard", json_integer(k));
+        json_object_set_new(v, "url", json_string(cli->urls[k]));
+        json_array_append_new(shards, v);
+    }
+    json_object_set_new(total, "delay_max_us", json_integer(max_delay));
+    int rc = 0;
+    if (cli->json) {
+        json_t *out = json_pack("{s:o,s:o}", "total", total, "shards", shards);
+        rc = print_json(out);
+        json_decref(out);
+        return rc;
+    }
+    printf("%-6s %8s %8s %10s %10s %8s %8s %9s %9s %9s %9s\n", "SHARD", "ONLINE", "KNOWN", "EXCHANGES", "SAMPLES",
+           "INVALID", "LOST", "P50_MS", "P90_MS", "P99_MS", "MAX_MS");
+    size_t i;
+    json_t *v;
+    json_array_foreach(shards, i, v) {
+        json_t *d = json_object_get(v, "delay_us");
+        printf("%-6lld %8lld %8lld %10lld %10lld %8lld %8lld %9.3f %9.3f %9.3f %9.3f\n", (long long) num(v, "shard"),
+               (long long) num(v, "players_online"), (long long) num(v, "players_known"),
+               (long long) num(v, "exchanges"), (long long) num(v, "samples"), (long long) num(v, "invalid"),
+               (long long) num(v, "lost"), ms(num(d, "p50")), ms(num(d, "p90")), ms(num(d, "p99")),
+               ms(num(d, "max")));
+    }
+    printf("%-6s %8lld %8lld %10lld %10lld %8lld %8lld %9s %9s %9s %9.3f\n", "all", (long long) num(total, "players_online"),
+           (long long) num(total, "players_known"), (long long) num(total, "exchanges"),
+           (long long) num(total, "samples"), (long long) num(total, "invalid"), (long long) num(total, "lost"), "-",
+           "-", "-", ms(max_delay));
+    json_decref(shards);
+    json_decref(total);
+    return rc;
+}
+
+/* Splits the comma-separated URLs into cli->urls. */
+static int split_urls(cli_t *cli, const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    for (char *u = copy ? strtok_r(copy, ",", &save) : NULL; u; u = strtok_r(NULL, ",", &save)) {
+        if (cli->count == SHARDS_MAX)
+            break;
+        cli->urls[cli->count++] = strdup(u);
+    }
+    free(copy);
+    return cli->count;
+}
+
+int main(int argc, char **argv)
+{
+    /* "-n N" is the one short flag: the settings know it as --n. */
+    char **args = calloc((size_t) argc + 1, sizeof *args);
+    if (!args)
+        return 1;
+    for (int i = 0; i < argc; i++)
+        args[i] = strcmp(argv[i], "-n") == 0 ? "--n" : argv[i];
+    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | top [--worst|--best] [-n N] | stats",
+                                     "Asks the ticksync scene shards' admin APIs for player latency.",
+                                     settings, sizeof settings / sizeof settings[0]);
+    ts_config_rc_t rc = cfg ? ts_config_load(cfg, argc, args) : TS_CONFIG_BAD;
+    cli_t cli = { .json = cfg && ts_config_bool(cfg, "json") };
+    const char *cmd = rc == TS_CONFIG_OK && ts_config_argc(cfg) > 0 ? ts_config_arg(cfg, 0) : NULL;
+    size_t token_len = 0;
+    char *token = NULL;
+    if (rc == TS_CONFIG_OK && !cmd)
+        rc = ts_config_fail(cfg, "a command is needed: latency PLAYER, top or stats (see --help)");
+    else if (rc == TS_CONFIG_OK && split_urls(&cli, ts_config_str(cfg, "admin")) == 0)
+        rc = ts_config_fail(cfg, "--admin lists no URL");
+    else if (rc == TS_CONFIG_OK && ts_config_bool(cfg, "worst") && ts_config_bool(cfg, "best"))
+        rc = ts_config_fail(cfg, "--worst and --best exclude each other");
+    else if (rc == TS_CONFIG_OK && ts_config_str(cfg, "token-file")
+             && !(token = (char *) ts_token_read_secret(ts_config_str(cfg, "token-file"), &token_len)))
+        rc = ts_config_fail(cfg, "token-file: cannot read '%s'", ts_config_str(cfg, "token-file"));
+    int status = rc == TS_CONFIG_EXIT ? 0 : 2;
+    if (rc == TS_CONFIG_OK) {
+        cli.token = token;
+        cli.timeout_ms = (int) ts_config_int(cfg, "timeout-ms");
+        if (strcmp(cmd, "latency") == 0 && ts_config_argc(cfg) == 2)
+            status = cmd_latency(&cli, ts_config_arg(cfg, 1));
+        else if (strcmp(cmd, "top") == 0 && ts_config_argc(cfg) == 1)
+            status = cmd_top(&cli, !ts_config_bool(cfg, "best"), (int) ts_config_int(cfg, "n"));
+        else if (strcmp(cmd, "stats") == 0 && ts_config_argc(cfg) == 1)
+            status = cmd_stats(&cli);
+        else
+            ts_config_fail(cfg, "unknown command or arguments: '%s' (see --help)", cmd);
+    }
+    for (int k = 0; k < cli.count; k++)
+        free(cli.urls[k]);
+    free(token);
+    free(args);
+    ts_config_destroy(&cfg);
+    return status;
+}
