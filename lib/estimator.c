@@ -1,0 +1,352 @@
+/* lib/estimator.c - ticksync_t, the clock estimator of ticksync.h.
+ *
+ * Each exchange gives NTP's offset and delay:
+ *   delay  = (t4 - t1) - (t3 - t2)
+ *   offset = t2 - (t1 + up_fraction * delay)     (= ((t2-t1)+(t3-t4))/2 when symmetric)
+ * A sample over max_rtt, or whose delay is too far above the filter's
+ * minimum for the filter's spread (chrony's maxdelaydevratio), is rejected.
+ * The clock filter keeps the last filter_size accepted samples and uses the
+ * one with the least delay: queueing only ever adds delay, so the
+ * least-delayed sample is the least wrong. Each newly chosen sample becomes
+ * a point of a least-squares line, offset against local time, whose slope
+ * is the frequency error; the estimate is the chosen offset carried forward
+ * along it. What the game sees is slewed toward the estimate at max_slew,
+ * so it never runs backwards, and stepped only forward and only past
+ * step_us. A sustained rise of the delay over the filter's minimum is a new
+ * path: the filter starts over with a burst. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ticksync.h"
+
+#define MAX_FREQ        1e-3     /* a clock off by more than 1000 ppm is broken, not drifting */
+#define PHI_KNOWN       15e-6    /* NTP's frequency tolerance once the drift is estimated */
+#define PHI_UNKNOWN     100e-6   /* a crystal's tolerance before */
+#define DEV_FLOOR_US    500.0    /* spread below this is measurement noise */
+
+typedef struct {
+    int64_t local;     /* local time of the exchange's middle */
+    double  offset;    /* server - local */
+    int64_t delay;
+} sample_t;
+
+struct ticksync_t {
+    ticksync_config_t cfg;
+    sample_t filter[TICKSYNC_FILTER_MAX];   /* ring of accepted samples */
+    int      nfilter, filter_next;
+    sample_t points[TICKSYNC_POINTS_MAX];   /* ring of chosen samples, for the drift */
+    int      npoints, points_next;
+    int      chosen;                        /* index in filter of the chosen sample, -1: none */
+    double   freq;
+    bool     freq_known;
+    int      rises;                         /* samples in a row over the path-change threshold */
+    int      burst_left;
+    int64_t  last_sent;
+    bool     sent_any;
+    bool     shown;                         /* the slewed offset the game sees */
+    int64_t  shown_local;
+    double   shown_offset;
+    int64_t  last_now;
+    ticksync_stats_t stats;
+};
+
+void ticksync_config_default(ticksync_config_t *c)
+{
+    *c = (ticksync_config_t) {
+        .max_rtt_us = 500000,
+        .max_delay_dev_ratio = 10.0,
+        .filter_size = 8,
+        .burst = 6,
+        .burst_interval_us = 100000,
+        .interval_us = 1000000,
+        .max_slew = 0.05,
+        .step_us = 200000,
+        .up_fraction = 0.5,
+        .drift_points = 16,
+        .drift_min_span_us = 20000000,
+        .path_change_us = 20000,
+        .path_change_count = 6,
+        .synced_samples = 4,
+    };
+}
+
+static bool config_ok(const ticksync_config_t *c)
+{
+    return c->max_rtt_us > 0 && c->max_delay_dev_ratio > 0 && c->filter_size >= 1
+           && c->filter_size <= TICKSYNC_FILTER_MAX && c->burst >= 0 && c->burst_interval_us > 0
+           && c->interval_us > 0 && c->max_slew > 0 && c->max_slew < 1 && c->step_us > 0 && c->up_fraction >= 0
+           && c->up_fraction <= 1 && c->drift_points >= 3 && c->drift_points <= TICKSYNC_POINTS_MAX
+           && c->drift_min_span_us > 0 && c->path_change_us > 0 && c->path_change_count >= 1
+           && c->synced_samples >= 1;
+}
+
+ticksync_t *ticksync_new(const ticksync_config_t *config)
+{
+    ticksync_config_t c;
+    if (config)
+        c = *config;
+    else
+        ticksync_config_default(&c);
+    if (!config_ok(&c))
+        return NULL;
+    ticksync_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->cfg = c;
+    self->chosen = -1;
+    self->burst_left = c.burst;
+    return self;
+}
+
+void ticksync_destroy(ticksync_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    free(*self_p);
+    *self_p = NULL;
+}
+
+void ticksync_set_interval(ticksync_t *self, int64_t interval_us)
+{
+    if (interval_us > 0)
+        self->cfg.interval_us = interval_us;
+}
+
+int64_t ticksync_local_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- filter and drift ---------------------------------------------------- */
+
+static const sample_t *chosen(const ticksync_t *self)
+{
+    return self->chosen >= 0 ? &self->filter[self->chosen] : NULL;
+}
+
+static int64_t filter_min_delay(const ticksync_t *self)
+{
+    return chosen(self) ? chosen(self)->delay : 0;
+}
+
+/* The delays' standard deviation over the filter. */
+static double filter_spread(const ticksync_t *self)
+{
+    double sum = 0, sq = 0;
+    for (int i = 0; i < self->nfilter; i++)
+        sum += (double) self->filter[i].delay;
+    double mean = sum / self->nfilter;
+    for (int i = 0; i < self->nfilter; i++)
+        sq += ((double) self->filter[i].delay - mean) * ((double) self->filter[i].delay - mean);
+    return sqrt(sq / self->nfilter);
+}
+
+/* Least squares of offset on local time over the points, each weighted by
+ * 1/delay^2: a point's offset is only known to within its delay. */
+static void estimate_drift(ticksync_t *self)
+{
+    int n = self->npoints;
+    if (n < 3)
+        return;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int i = 0; i < n; i++) {
+        lo = self->points[i].local < lo ? self->points[i].local : lo;
+        hi = self->points[i].local > hi ? self->points[i].local : hi;
+    }
+    if (hi - lo < self->cfg.drift_min_span_us)
+        return;
+    double sw = 0, mt = 0, mo = 0;
+    for (int i = 0; i < n; i++) {
+        const sample_t *p = &self->points[i];
+        double w = 1.0 / ((double) p->delay * (double) p->delay + 1.0);
+        sw += w;
+        mt += w * (double) (p->local - lo);
+        mo += w * p->offset;
+    }
+    mt /= sw;
+    mo /= sw;
+    double stt = 0, sto = 0;
+    for (int i = 0; i < n; i++) {
+        const sample_t *p = &self->points[i];
+        double w = 1.0 / ((double) p->delay * (double) p->delay + 1.0), dt = (double) (p->local - lo) - mt;
+        stt += w * dt * dt;
+        sto += w * dt * (p->offset - mo);
+    }
+    if (stt <= 0)
+        return;
+    double f = sto / stt;
+    self->freq = f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
+    self->freq_known = true;
+}
+
+static void choose(ticksync_t *self)
+{
+    int best = 0;
+    for (int i = 1; i < self->nfilter; i++)
+        if (self->filter[i].delay < self->filter[best].delay
+            || (self->filter[i].delay == self->filter[best].delay && self->filter[i].local > self->filter[best].local))
+            best = i;
+    const sample_t *was = chosen(self);
+    bool fresh = !was || was->local != self->filter[best].local || self->npoints == 0;
+    self->chosen = best;
+    /* a filter of one or two samples may hold nothing but a spike */
+    int trusted = self->cfg.synced_samples < self->cfg.filter_size ? self->cfg.synced_samples : self->cfg.filter_size;
+    if (fresh && self->nfilter >= trusted) {
+        self->points[self->points_next] = self->filter[best];
+        self->points_next = (self->points_next + 1) % self->cfg.drift_points;
+        if (self->npoints < self->cfg.drift_points)
+            self->npoints++;
+        estimate_drift(self);
+    }
+}
+
+static void reset_filter(ticksync_t *self)
+{
+    self->nfilter = self->filter_next = 0;
+    self->npoints = self->points_next = 0;
+    self->chosen = -1;
+    self->rises = 0;
+    self->burst_left = self->cfg.burst;
+    self->stats.path_resets++;
+}
+
+ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+{
+    self->stats.samples++;
+    int64_t delay = (t4 - t1) - (t3 - t2);
+    if (delay < 0 || t4 < t1) {
+        self->stats.rejected_bad++;
+        return TICKSYNC_REJECTED_BAD;
+    }
+    if (delay > self->cfg.max_rtt_us) {
+        self->stats.rejected_rtt++;
+        return TICKSYNC_REJECTED_RTT;
+    }
+    sample_t s = { .local = t1 + (t4 - t1) / 2,
+                   .offset = (double) t2 - ((double) t1 + self->cfg.up_fraction * (double) delay),
+                   .delay = delay };
+    if (self->chosen >= 0) {
+        /* a new path: the minimum itself has risen, for long enough */
+        self->rises = delay > filter_min_delay(self) + self->cfg.path_change_us ? self->rises + 1 : 0;
+        if (self->rises >= self->cfg.path_change_count)
+            reset_filter(self);
+    }
+    if (self->nfilter >= 4) {
+        double spread = filter_spread(self);
+        if ((double) (delay - filter_min_delay(self))
+            > self->cfg.max_delay_dev_ratio * (spread > DEV_FLOOR_US ? spread : DEV_FLOOR_US)) {
+            self->stats.rejected_dev++;
+            return TICKSYNC_REJECTED_DEV;
+        }
+    }
+    self->filter[self->filter_next] = s;
+    if (self->chosen == self->filter_next)
+        self->chosen = -1;   /* the chosen sample has left the filter */
+    self->filter_next = (self->filter_next + 1) % self->cfg.filter_size;
+    if (self->nfilter < self->cfg.filter_size)
+        self->nfilter++;
+    choose(self);
+    self->stats.accepted++;
+    return TICKSYNC_ACCEPTED;
+}
+
+/* ---- what the game asks ---------------------------------------------------- */
+
+static double target_offset(const ticksync_t *self, int64_t local)
+{
+    const sample_t *c = chosen(self);
+    return c ? c->offset + self->freq * (double) (local - c->local) : 0;
+}
+
+int64_t ticksync_offset(const ticksync_t *self, int64_t local)
+{
+    return (int64_t) llround(target_offset(self, local));
+}
+
+int64_t ticksync_delay(const ticksync_t *self)
+{
+    return filter_min_delay(self);
+}
+
+double ticksync_frequency(const ticksync_t *self)
+{
+    return self->freq;
+}
+
+int64_t ticksync_now(ticksync_t *self, int64_t local)
+{
+    if (!chosen(self))
+        return 0;
+    double target = target_offset(self, local);
+    if (!self->shown) {
+        self->shown = true;
+        self->shown_offset = target;
+        self->shown_local = local;
+    } else if (local > self->shown_local) {
+        double diff = target - self->shown_offset;
+        double most = self->cfg.max_slew * (double) (local - self->shown_local);
+        if (diff > (double) self->cfg.step_us) {
+            self->shown_offset = target;
+            self->stats.steps++;
+        } else {
+            self->shown_offset += diff > most ? most : diff < -most ? -most : diff;
+        }
+        self->shown_local = local;
+    }
+    int64_t now = local + (int64_t) llround(self->shown_offset);
+    if (now < self->last_now)
+        now = self->last_now;   /* a caller's local clock that went back */
+    self->last_now = now;
+    return now;
+}
+
+int64_t ticksync_message_age(ticksync_t *self, int64_t server_time, int64_t local)
+{
+    return ticksync_now(self, local) - server_time;
+}
+
+int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
+{
+    const sample_t *c = chosen(self);
+    if (!c)
+        return INT64_MAX;
+    double up = self->cfg.up_fraction > 0.5 ? self->cfg.up_fraction : 1 - self->cfg.up_fraction;
+    double age = (double) (local > c->local ? local - c->local : 0);
+    double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
+    return (int64_t) ceil(up * (double) c->delay + age * (self->freq_known ? PHI_KNOWN : PHI_UNKNOWN) + slewing);
+}
+
+bool ticksync_synced(const ticksync_t *self)
+{
+    return self->nfilter >= self->cfg.synced_samples;
+}
+
+bool ticksync_needs_reliable(const ticksync_t *self)
+{
+    return !ticksync_synced(self);
+}
+
+void ticksync_sent(ticksync_t *self, int64_t local)
+{
+    self->last_sent = local;
+    self->sent_any = true;
+    if (self->burst_left > 0)
+        self->burst_left--;
+}
+
+int64_t ticksync_next_sync(const ticksync_t *self)
+{
+    if (!self->sent_any)
+        return INT64_MIN;
+    bool bursting = self->burst_left > 0 || !ticksync_synced(self);
+    return self->last_sent + (bursting ? self->cfg.burst_interval_us : self->cfg.interval_us);
+}
+
+void ticksync_stats(const ticksync_t *self, ticksync_stats_t *out)
+{
+    *out = self->stats;
+}

@@ -1,0 +1,207 @@
+/* ticksync.h - libticksync, what a game embeds to know the server's time.
+ *
+ * Three layers, each usable alone:
+ *
+ *   ticksync_t          the clock estimator. Pure arithmetic, no I/O, no
+ *                       clock reads: the game hands it each exchange's four
+ *                       timestamps and asks it for server time.
+ *   ticksync_session_t  PROTOCOL.md's client side as a state machine over
+ *                       byte buffers (HELLO, SYNC, SYNC_ACK, WELCOME's
+ *                       udp_key and the UDP datagram layout), for games with
+ *                       their own networking.
+ *   ticksync_client_t   the session on real sockets (TCP, then UDP once
+ *                       synced), reconnecting by itself: a C game client in
+ *                       a few lines.
+ *
+ * Times are int64 microseconds. "Local" times come from the game's own
+ * monotonic clock (ticksync_local_us() is one); server times are the
+ * server's Unix-epoch microseconds. Objects are not thread-safe; use each
+ * from one thread. Nothing allocates after _new. */
+#ifndef TICKSYNC_H
+#define TICKSYNC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TICKSYNC_API __attribute__((visibility("default")))
+#else
+#define TICKSYNC_API
+#endif
+
+#define TICKSYNC_FILTER_MAX 32   /* most samples in the clock filter */
+#define TICKSYNC_POINTS_MAX 32   /* most points in the drift regression */
+
+/* ---- the estimator ---------------------------------------------------- */
+
+typedef struct {
+    int64_t max_rtt_us;          /* a longer round trip is rejected (500000) */
+    double  max_delay_dev_ratio; /* reject a delay this many deviations above the filter's minimum (10, as chrony) */
+    int     filter_size;         /* the clock filter: the minimum-delay of the last N samples wins (8) */
+    int     burst;               /* exchanges at burst_interval at start and after a path change (6) */
+    int64_t burst_interval_us;   /* (100000) */
+    int64_t interval_us;         /* then one exchange per interval (1000000; WELCOME's sync_interval_ms) */
+    double  max_slew;            /* correction per second of local time, at most (0.05 = 50 ms/s) */
+    int64_t step_us;             /* a forward error larger than this is stepped, not slewed (200000) */
+    double  up_fraction;         /* share of the round trip on the way up; 0.5 is symmetric */
+    int     drift_points;        /* filtered points the frequency regression uses (16) */
+    int64_t drift_min_span_us;   /* no frequency estimate before the points span this (20 s) */
+    int64_t path_change_us;      /* a delay rise over the filter's minimum by this much ... (20000) */
+    int     path_change_count;   /* ... in this many samples in a row resets the filter (6) */
+    int     synced_samples;      /* accepted samples before the clock counts as synced (4) */
+} ticksync_config_t;
+
+typedef enum {
+    TICKSYNC_ACCEPTED = 0,
+    TICKSYNC_REJECTED_BAD,       /* negative round trip: timestamps that cannot be */
+    TICKSYNC_REJECTED_RTT,       /* over max_rtt_us */
+    TICKSYNC_REJECTED_DEV,       /* over the delay-deviation ratio */
+} ticksync_verdict_t;
+
+typedef struct {
+    uint64_t samples, accepted, rejected_rtt, rejected_dev, rejected_bad;
+    uint64_t steps;              /* forward steps of the shown time */
+    uint64_t path_resets;
+} ticksync_stats_t;
+
+typedef struct ticksync_t ticksync_t;
+
+/* Fills the defaults above. */
+TICKSYNC_API void ticksync_config_default(ticksync_config_t *cfg);
+
+/* config NULL: the defaults. Returns NULL when out of memory or when a
+ * setting is out of range. */
+TICKSYNC_API ticksync_t *ticksync_new(const ticksync_config_t *config);
+TICKSYNC_API void ticksync_destroy(ticksync_t **self_p);
+
+/* Sets the steady interval (from WELCOME's sync_interval_ms). */
+TICKSYNC_API void ticksync_set_interval(ticksync_t *self, int64_t interval_us);
+
+/* One exchange: t1 local send of SYNC, t2 and t3 from SYNC_REPLY, t4 local
+ * arrival of SYNC_REPLY. */
+TICKSYNC_API ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4);
+
+/* Records that a SYNC left at local time local (for ticksync_next_sync). */
+TICKSYNC_API void ticksync_sent(ticksync_t *self, int64_t local);
+
+/* The server time now. Never less than any value it returned before:
+ * corrections are slewed at max_slew, and only a forward error over step_us
+ * is stepped. 0 before the first accepted sample. */
+TICKSYNC_API int64_t ticksync_now(ticksync_t *self, int64_t local);
+
+/* Local time at which the next SYNC is due (at once before the first). */
+TICKSYNC_API int64_t ticksync_next_sync(const ticksync_t *self);
+
+/* True until the clock is synced: keep exchanges on the reliable path. */
+TICKSYNC_API bool ticksync_needs_reliable(const ticksync_t *self);
+TICKSYNC_API bool ticksync_synced(const ticksync_t *self);
+
+/* How long ago (µs) the server stamped server_time, as of local. */
+TICKSYNC_API int64_t ticksync_message_age(ticksync_t *self, int64_t server_time, int64_t local);
+
+/* The ± bound (µs) of ticksync_now's error at local: the asymmetry the
+ * chosen sample's delay allows, what the drift may have added since, and
+ * the correction still being slewed. INT64_MAX before the first sample. */
+TICKSYNC_API int64_t ticksync_error_bound(const ticksync_t *self, int64_t local);
+
+/* The estimate itself: offset (server - local) at local, the chosen
+ * sample's round trip, and the frequency error (local clock rate minus the
+ * server's, e.g. 2e-4 for 200 ppm fast). */
+TICKSYNC_API int64_t ticksync_offset(const ticksync_t *self, int64_t local);
+TICKSYNC_API int64_t ticksync_delay(const ticksync_t *self);
+TICKSYNC_API double  ticksync_frequency(const ticksync_t *self);
+TICKSYNC_API void    ticksync_stats(const ticksync_t *self, ticksync_stats_t *out);
+
+/* CLOCK_MONOTONIC in µs: a local clock for games that have none. */
+TICKSYNC_API int64_t ticksync_local_us(void);
+
+/* ---- the protocol session --------------------------------------------- */
+
+typedef enum {
+    TICKSYNC_SESSION_NEW,        /* HELLO not yet answered */
+    TICKSYNC_SESSION_WELCOMED,
+    TICKSYNC_SESSION_CLOSED,     /* BYE, or an error that closes */
+} ticksync_session_state_t;
+
+typedef struct ticksync_session_t ticksync_session_t;
+
+/* token may be NULL (open mode). config as for ticksync_new. */
+TICKSYNC_API ticksync_session_t *ticksync_session_new(uint64_t player_id, const uint8_t *token, size_t token_len,
+                                         const ticksync_config_t *config);
+TICKSYNC_API void ticksync_session_destroy(ticksync_session_t **self_p);
+
+/* Starts over for a new connection (the clock estimate is kept). */
+TICKSYNC_API void ticksync_session_reset(ticksync_session_t *self);
+
+/* Each writes one message (msgpack, no frame header) into buf and returns
+ * its length, or 0 when there is nothing to send or it does not fit.
+ * hello: the HELLO. sync: a SYNC when one is due at local, else 0. */
+TICKSYNC_API size_t ticksync_session_hello(ticksync_session_t *self, uint8_t *buf, size_t cap);
+TICKSYNC_API size_t ticksync_session_sync(ticksync_session_t *self, int64_t local, uint8_t *buf, size_t cap);
+
+/* Takes one message from the server, received at local. When it calls for
+ * an answer (a SYNC_ACK for a SYNC_REPLY) the answer is written to reply
+ * and its length returned; otherwise 0. -1 when the message does not
+ * decode or the session is now closed. */
+TICKSYNC_API int ticksync_session_receive(ticksync_session_t *self, const uint8_t *msg, size_t len, int64_t local,
+                             uint8_t *reply, size_t cap);
+
+TICKSYNC_API ticksync_session_state_t ticksync_session_state(const ticksync_session_t *self);
+TICKSYNC_API ticksync_t *ticksync_session_clock(ticksync_session_t *self);
+/* WELCOME's values: session id, and whether it handed out a udp_key. */
+TICKSYNC_API uint64_t ticksync_session_id(const ticksync_session_t *self);
+TICKSYNC_API bool     ticksync_session_udp_ready(const ticksync_session_t *self);
+/* The last SYNC_RESULT: the server's measured rtt (-1: invalid) and its
+ * smoothed values; the last ERROR code (0: none). */
+TICKSYNC_API void ticksync_session_server_rtt(const ticksync_session_t *self, int64_t *rtt, int64_t *srtt, int64_t *rttvar);
+TICKSYNC_API int  ticksync_session_last_error(const ticksync_session_t *self);
+/* True after the gate said BYE "replaced": another login took the player. */
+TICKSYNC_API bool ticksync_session_replaced(const ticksync_session_t *self);
+
+/* UDP: wraps a message as a datagram (session id, SipHash tag) and unwraps
+ * one from the server, checking its tag. Return the length (for unwrap,
+ * *msg points into the datagram), or 0 when it does not fit or is not
+ * authentic. */
+TICKSYNC_API size_t ticksync_session_udp_wrap(const ticksync_session_t *self, const uint8_t *msg, size_t len, uint8_t *out,
+                                 size_t cap);
+TICKSYNC_API size_t ticksync_session_udp_unwrap(const ticksync_session_t *self, const uint8_t *dgram, size_t len,
+                                   const uint8_t **msg);
+
+/* ---- the socket client ------------------------------------------------ */
+
+typedef struct {
+    const char        *server;      /* gate "HOST:PORT" (TCP, and UDP on the same port) */
+    uint64_t           player_id;
+    const uint8_t     *token;       /* NULL: open mode */
+    size_t             token_len;
+    bool               udp;         /* move exchanges to UDP once synced */
+    const ticksync_config_t *clock; /* NULL: defaults */
+} ticksync_client_options_t;
+
+typedef struct ticksync_client_t ticksync_client_t;
+
+/* Connects and sends HELLO. Returns NULL with a reason in err (256 bytes). */
+TICKSYNC_API ticksync_client_t *ticksync_client_new(const ticksync_client_options_t *options, char *err);
+TICKSYNC_API void ticksync_client_destroy(ticksync_client_t **self_p);
+
+/* Does the client's work for up to timeout_ms (0: what is ready now):
+ * reads replies, sends what is due, and reconnects (with backoff) after a
+ * lost connection. Returns 0, or -1 when the gate refused the session
+ * (a closing ERROR such as UNAUTHORIZED); the last error code tells which. */
+TICKSYNC_API int ticksync_client_run(ticksync_client_t *self, int timeout_ms);
+
+TICKSYNC_API ticksync_t         *ticksync_client_clock(ticksync_client_t *self);
+TICKSYNC_API ticksync_session_t *ticksync_client_session(ticksync_client_t *self);
+/* Connections made so far (1 after _new; more after reconnects). */
+TICKSYNC_API unsigned ticksync_client_connects(const ticksync_client_t *self);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,311 @@
+/* tests/test_estimator.c - libticksync's clock estimator on deterministic,
+ * seeded synthetic traces: symmetric jitter, a heavy tail, an asymmetric
+ * path, 200 ppm drift, spikes with burst loss, a path change. Each trace
+ * checks the error against the truth after convergence, that the error
+ * bound holds, and that the time the game sees never goes backwards. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "ticksync.h"
+
+/* ---- a simulated client and path --------------------------------------- */
+
+typedef struct {
+    uint64_t rng;
+    double   up_us, down_us;       /* base one-way delays */
+    double   jitter_us;            /* scale of the added jitter */
+    int      jitter_kind;          /* 0 uniform, 1 exponential, 2 Pareto (heavy tail) */
+    double   drift;                /* client clock rate error */
+    int64_t  clock_offset;         /* client clock at true time 0 */
+    double   spike_p, loss_p;      /* per-exchange probabilities */
+    int      burst_loss;           /* exchanges lost after each loss starts */
+} path_t;
+
+static double uniform(path_t *p)
+{
+    p->rng += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = p->rng;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double) (z >> 11) / 9007199254740992.0;
+}
+
+static double jitter(path_t *p)
+{
+    double u = uniform(p);
+    switch (p->jitter_kind) {
+    case 1: return -p->jitter_us * log(1 - u);
+    case 2: return p->jitter_us * (pow(1 - u, -1 / 1.5) - 1);   /* Pareto, alpha 1.5 */
+    default: return p->jitter_us * u;
+    }
+}
+
+/* The client's clock at true time t (µs); the server's clock is the truth. */
+static int64_t local_at(const path_t *p, double t)
+{
+    return p->clock_offset + (int64_t) llround(t * (1 + p->drift));
+}
+
+typedef struct {
+    double   max_err, errs[4096];
+    int      nerrs;
+    int      backwards;
+    bool     bound_held;
+    int      lost_run;
+} result_t;
+
+/* Runs a session from true time 0 to end_s: an exchange whenever the
+ * estimator says one is due, now() at 60 Hz in between, errors recorded
+ * after converge_s. change(t, p) may alter the path as time passes. */
+static void run(ticksync_t *ts, path_t *p, double end_s, double converge_s, result_t *r,
+                void (*change)(double t, path_t *p))
+{
+    memset(r, 0, sizeof *r);
+    r->bound_held = true;
+    int64_t last = INT64_MIN;
+    double next_frame = 0;
+    for (double t = 0; t < end_s * 1e6;) {
+        if (change)
+            change(t, p);
+        int64_t due = ticksync_next_sync(ts);
+        double t_sync = due == INT64_MIN ? t : (double) (due - p->clock_offset) / (1 + p->drift);
+        if (t_sync < t)
+            t_sync = t;
+        /* game frames until the exchange */
+        for (; next_frame < t_sync; next_frame += 1e6 / 60) {
+            int64_t now = ticksync_now(ts, local_at(p, next_frame));
+            if (now == 0)
+                continue;
+            if (now < last)
+                r->backwards++;
+            last = now;
+            if (next_frame >= converge_s * 1e6) {
+                double err = (double) now - next_frame;
+                if (fabs(err) > r->max_err)
+                    r->max_err = fabs(err);
+                if (fabs(err) > (double) ticksync_error_bound(ts, local_at(p, next_frame)) + 1)
+                    r->bound_held = false;
+                if (r->nerrs < 4096 && (int) (next_frame / 1e6 * 7) % 3 == 0)
+                    r->errs[r->nerrs++] = fabs(err);
+            }
+        }
+        t = t_sync;
+        int64_t t1 = local_at(p, t);
+        ticksync_sent(ts, t1);
+        bool lost = r->lost_run > 0 || uniform(p) < p->loss_p;
+        if (lost) {
+            r->lost_run = r->lost_run > 0 ? r->lost_run - 1 : p->burst_loss;
+        } else {
+            double up = p->up_us + jitter(p), down = p->down_us + jitter(p);
+            if (uniform(p) < p->spike_p)
+                up += 150000 + 100000 * uniform(p);
+            double t2 = t + up, t3 = t2 + 50;
+            ticksync_sample(ts, t1, (int64_t) llround(t2), (int64_t) llround(t3), local_at(p, t3 + down));
+        }
+        t += 1;   /* the next exchange waits for the estimator's schedule */
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+static double p99(result_t *r)
+{
+    qsort(r->errs, (size_t) r->nerrs, sizeof r->errs[0], cmp_double);
+    return r->nerrs ? r->errs[(r->nerrs * 99) / 100] : 0;
+}
+
+static ticksync_t *clock_with(int64_t interval_us, double up_fraction)
+{
+    ticksync_config_t c;
+    ticksync_config_default(&c);
+    c.interval_us = interval_us;
+    c.up_fraction = up_fraction;
+    ticksync_t *ts = ticksync_new(&c);
+    cr_assert_not_null(ts);
+    return ts;
+}
+
+/* ---- the traces ---------------------------------------------------------- */
+
+Test(estimator, symmetric_jitter_converges_within_the_jitter)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    path_t p = { .rng = 1, .up_us = 10000, .down_us = 10000, .jitter_us = 5000, .clock_offset = 123456789 };
+    result_t r;
+    run(ts, &p, 120, 10, &r, NULL);
+    cr_assert_lt(r.max_err, 2500, "max error %.0f us", r.max_err);
+    cr_assert_eq(r.backwards, 0);
+    cr_assert(r.bound_held);
+    cr_assert(ticksync_synced(ts));
+    ticksync_destroy(&ts);
+    cr_assert_null(ts);
+}
+
+Test(estimator, heavy_tail_is_filtered_and_rejected)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    path_t p = { .rng = 2, .up_us = 15000, .down_us = 15000, .jitter_us = 2000, .jitter_kind = 2, .clock_offset = -5000000 };
+    result_t r;
+    run(ts, &p, 300, 15, &r, NULL);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_lt(p99(&r), 2000, "p99 error %.0f us", p99(&r));
+    cr_assert_lt(r.max_err, 4000, "max error %.0f us", r.max_err);
+    cr_assert_gt(st.rejected_dev + st.rejected_rtt, 0, "the tail is rejected");
+    cr_assert_eq(r.backwards, 0);
+    cr_assert(r.bound_held);
+    ticksync_destroy(&ts);
+}
+
+Test(estimator, asymmetric_path_error_is_half_the_difference_unless_told)
+{
+    path_t p = { .rng = 3, .up_us = 30000, .down_us = 10000, .jitter_us = 500, .clock_offset = 42 };
+    result_t r;
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    run(ts, &p, 60, 5, &r, NULL);
+    cr_assert_leq(r.max_err, (30000 - 10000) / 2 + 600, "bound |up-down|/2: %.0f", r.max_err);
+    cr_assert_gt(r.max_err, 9000, "a symmetric estimator cannot see asymmetry");
+    cr_assert(r.bound_held, "the error bound covers the asymmetry");
+    ticksync_destroy(&ts);
+
+    ts = clock_with(1000000, 0.75);   /* told: three quarters of the trip is up */
+    p.rng = 3;
+    run(ts, &p, 60, 5, &r, NULL);
+    cr_assert_lt(r.max_err, 800, "with the coefficient: %.0f", r.max_err);
+    ticksync_destroy(&ts);
+}
+
+Test(estimator, drift_of_200_ppm_over_an_hour_is_estimated)
+{
+    ticksync_t *ts = clock_with(5000000, 0.5);
+    path_t p = { .rng = 4, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .drift = 200e-6, .clock_offset = 7 };
+    result_t r;
+    run(ts, &p, 3600, 120, &r, NULL);
+    double f = ticksync_frequency(ts);
+    /* offset = server - local falls as the local clock runs fast */
+    cr_assert_lt(fabs(f + 200e-6), 20e-6, "frequency %.1f ppm", f * 1e6);
+    cr_assert_lt(r.max_err, 2500, "max error %.0f us", r.max_err);
+    cr_assert_eq(r.backwards, 0);
+    cr_assert(r.bound_held);
+    ticksync_destroy(&ts);
+}
+
+Test(estimator, spikes_and_burst_loss_do_not_move_the_clock)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    path_t p = { .rng = 5, .up_us = 25000, .down_us = 25000, .jitter_us = 3000, .jitter_kind = 1,
+                 .spike_p = 0.1, .loss_p = 0.05, .burst_loss = 4, .clock_offset = 99 };
+    result_t r;
+    run(ts, &p, 600, 15, &r, NULL);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_lt(r.max_err, 3000, "max error %.0f us", r.max_err);
+    cr_assert_gt(st.rejected_dev + st.rejected_rtt, 10);
+    cr_assert_eq(r.backwards, 0);
+    cr_assert(r.bound_held);
+    ticksync_destroy(&ts);
+}
+
+static void route_change(double t, path_t *p)
+{
+    if (t >= 60e6) {   /* a new route: 40 ms more on the way up */
+        p->up_us = 50000;
+        p->down_us = 10000;
+    }
+}
+
+Test(estimator, a_route_change_resets_the_filter_and_is_followed)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    path_t p = { .rng = 6, .up_us = 10000, .down_us = 10000, .jitter_us = 1000, .clock_offset = 1000 };
+    result_t r;
+    run(ts, &p, 180, 120, &r, route_change);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.path_resets, 1);
+    /* on the new path the symmetric estimate is off by (50 - 10) / 2 ms */
+    cr_assert_leq(r.max_err, 20000 + 1200, "max error %.0f us", r.max_err);
+    cr_assert_geq(r.max_err, 18000, "the new path is followed: %.0f us", r.max_err);
+    cr_assert_eq(r.backwards, 0);
+    ticksync_destroy(&ts);
+}
+
+/* ---- the rest of the contract ------------------------------------------------ */
+
+Test(estimator, first_sample_sets_the_clock_then_corrections_slew_forward_steps)
+{
+    ticksync_t *ts = ticksync_new(NULL);
+    cr_assert_eq(ticksync_now(ts, 1000), 0, "nothing before a sample");
+    cr_assert_eq(ticksync_error_bound(ts, 1000), INT64_MAX);
+    cr_assert_eq(ticksync_sample(ts, 1000, 1000000 + 6000, 1000000 + 6000, 11000), TICKSYNC_ACCEPTED);
+    cr_assert_eq(ticksync_delay(ts), 10000);
+    cr_assert_eq(ticksync_offset(ts, 6000), 1000000);
+    cr_assert_eq(ticksync_now(ts, 20000), 1020000);
+    /* a lower-delay sample says the server is 10 ms behind: slewed, never back */
+    cr_assert_eq(ticksync_sample(ts, 30000, 1020000 + 5000, 1020000 + 5000, 40000 - 2000), TICKSYNC_ACCEPTED);
+    int64_t a = ticksync_now(ts, 50000), b = ticksync_now(ts, 60000);
+    cr_assert_geq(b, a);
+    cr_assert_leq(b - a, 10000, "at most real time passes");
+    cr_assert_geq(b - a, 10000 - 500 - 1, "slew at most 5 percent");
+    /* a forward error over step_us is stepped */
+    cr_assert_eq(ticksync_sample(ts, 70000, 5000000, 5000000, 71000), TICKSYNC_ACCEPTED);
+    cr_assert_eq(ticksync_now(ts, 72000), 5000000 + 72000 - 70500);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.steps, 1);
+    cr_assert_eq(ticksync_message_age(ts, 5000000, 72000), 1500);
+    ticksync_destroy(&ts);
+}
+
+Test(estimator, rejects_negative_and_over_max_round_trips)
+{
+    ticksync_t *ts = ticksync_new(NULL);
+    cr_assert_eq(ticksync_sample(ts, 1000, 5000, 9000, 2000), TICKSYNC_REJECTED_BAD, "turnaround over the trip");
+    cr_assert_eq(ticksync_sample(ts, 0, 1000, 1000, 600000), TICKSYNC_REJECTED_RTT);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.samples, 2);
+    cr_assert_eq(st.accepted, 0);
+    ticksync_destroy(&ts);
+}
+
+Test(estimator, bursts_at_start_then_keeps_the_interval_and_needs_reliable_until_synced)
+{
+    ticksync_config_t c;
+    ticksync_config_default(&c);
+    ticksync_t *ts = ticksync_new(&c);
+    cr_assert_eq(ticksync_next_sync(ts), INT64_MIN, "due at once");
+    cr_assert(ticksync_needs_reliable(ts));
+    int64_t t = 0;
+    for (int i = 0; i < c.burst; i++) {
+        ticksync_sent(ts, t);
+        ticksync_sample(ts, t, 1000000 + t + 5000, 1000000 + t + 5000, t + 10000);
+        cr_assert_eq(ticksync_next_sync(ts), t + (i + 1 < c.burst ? c.burst_interval_us : c.interval_us));
+        t = ticksync_next_sync(ts);
+    }
+    cr_assert_not(ticksync_needs_reliable(ts));
+    ticksync_set_interval(ts, 250000);
+    ticksync_sent(ts, t);
+    cr_assert_eq(ticksync_next_sync(ts), t + 250000);
+    ticksync_destroy(&ts);
+}
+
+Test(estimator, refuses_settings_out_of_range)
+{
+    ticksync_config_t c;
+    ticksync_config_default(&c);
+    c.max_slew = 1.0;   /* would let time stand still */
+    cr_assert_null(ticksync_new(&c));
+    ticksync_config_default(&c);
+    c.filter_size = TICKSYNC_FILTER_MAX + 1;
+    cr_assert_null(ticksync_new(&c));
+    ticksync_config_default(&c);
+    c.up_fraction = 1.5;
+    cr_assert_null(ticksync_new(&c));
+}
