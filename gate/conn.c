@@ -2,6 +2,7 @@
 #include "conn.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -9,6 +10,8 @@
 
 #include "bucket.h"
 #include "clock.h"
+#include "udptag.h"
+#include "datagram.h"
 #include "frame.h"
 
 typedef enum { SLOT_FREE, SLOT_INFLIGHT, SLOT_REPLIED } slot_state_t;
@@ -17,7 +20,10 @@ typedef struct {
     uint64_t     seq;
     int64_t      when;    /* INFLIGHT: deadline; REPLIED: monotonic t3 */
     slot_state_t state;
+    bool         udp;     /* the SYNC came over UDP: so does its reply */
 } slot_t;
+
+#define UDP_ACKED 8       /* SYNC_ACKs over UDP whose SYNC_RESULT is due */
 
 struct gate_conn_t {
     int               fd;
@@ -32,6 +38,12 @@ struct gate_conn_t {
     int64_t           close_at;
     bool              shut;
     slot_t            slots[GATE_CONN_SLOTS];
+    int               udp_fd;      /* the gate's UDP socket (borrowed), -1: UDP off */
+    uint8_t           udp_key[TS_UDP_KEY_LEN];
+    struct sockaddr_storage peer, udp_peer;
+    socklen_t         udp_peer_len;
+    uint64_t          udp_acked[UDP_ACKED];
+    unsigned          udp_acked_next;
 };
 
 gate_conn_t *gate_conn_new(int fd, uint64_t id, size_t out_cap, double sync_rate, int64_t now_us)
@@ -47,6 +59,9 @@ gate_conn_t *gate_conn_new(int fd, uint64_t id, size_t out_cap, double sync_rate
     self->fd = fd;
     self->id = id;
     self->out_cap = out_cap;
+    self->udp_fd = -1;
+    socklen_t len = sizeof self->peer;
+    getpeername(fd, (struct sockaddr *) &self->peer, &len);
     gate_bucket_init(&self->bucket, sync_rate, now_us);
     return self;
 }
@@ -164,12 +179,13 @@ int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64
     m.u.sync_reply.t1 = t1;
     m.u.sync_reply.t2 = t2;
     slot_t *slot = find_slot(self, seq, SLOT_INFLIGHT);
+    bool udp = slot && slot->udp;
     m.u.sync_reply.t3 = ts_clock_real_us();
     if (slot) {
         slot->state = SLOT_REPLIED;
         slot->when = ts_clock_mono_us();
     }
-    return send_encoded(self, &m);
+    return udp ? gate_conn_send_udp(self, &m) : send_encoded(self, &m);
 }
 
 int gate_conn_flush(gate_conn_t *self)
@@ -210,7 +226,7 @@ void gate_conn_close_after(gate_conn_t *self, int64_t deadline_us)
 
 int64_t gate_conn_close_deadline(const gate_conn_t *self) { return self->close_at; }
 
-bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us)
+bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool udp)
 {
     int64_t now = ts_clock_mono_us();
     slot_t *free_slot = NULL;
@@ -232,7 +248,7 @@ bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us)
     }
     if (!free_slot)
         return false;
-    *free_slot = (slot_t) { .seq = seq, .when = deadline_us, .state = SLOT_INFLIGHT };
+    *free_slot = (slot_t) { .seq = seq, .when = deadline_us, .state = SLOT_INFLIGHT, .udp = udp };
     return true;
 }
 
@@ -250,12 +266,72 @@ bool gate_conn_sync_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us)
     return true;
 }
 
-int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us)
+int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp)
 {
     slot_t *s = find_slot(self, seq, SLOT_REPLIED);
     if (!s)
         return -1;
     s->state = SLOT_FREE;
+    if (udp)
+        self->udp_acked[self->udp_acked_next++ % UDP_ACKED] = seq;
     int64_t d = t6_us - s->when;
     return d >= 0 && d <= GATE_EXCHANGE_US ? d : -1;
+}
+
+/* ---- UDP ------------------------------------------------------------------ */
+
+void gate_conn_enable_udp(gate_conn_t *self, int udp_fd, const uint8_t key[TS_UDP_KEY_LEN])
+{
+    self->udp_fd = udp_fd;
+    memcpy(self->udp_key, key, TS_UDP_KEY_LEN);
+}
+
+bool gate_conn_udp_enabled(const gate_conn_t *self)
+{
+    return self->udp_fd >= 0 && self->state == GATE_CONN_WELCOMED;
+}
+
+bool gate_conn_udp_check(const gate_conn_t *self, const uint8_t *msg, size_t len, const uint8_t *tag)
+{
+    return gate_conn_udp_enabled(self) && ts_udptag_check(self->udp_key, msg, len, tag);
+}
+
+bool gate_conn_same_host(const gate_conn_t *self, const struct sockaddr_storage *from)
+{
+    if (from->ss_family != self->peer.ss_family)
+        return false;
+    if (from->ss_family == AF_INET)
+        return ((const struct sockaddr_in *) from)->sin_addr.s_addr
+               == ((const struct sockaddr_in *) &self->peer)->sin_addr.s_addr;
+    if (from->ss_family == AF_INET6)
+        return memcmp(&((const struct sockaddr_in6 *) from)->sin6_addr,
+                      &((const struct sockaddr_in6 *) &self->peer)->sin6_addr, sizeof(struct in6_addr)) == 0;
+    return false;
+}
+
+void gate_conn_set_udp_peer(gate_conn_t *self, const struct sockaddr_storage *from, socklen_t len)
+{
+    self->udp_peer = *from;
+    self->udp_peer_len = len;
+}
+
+int gate_conn_send_udp(gate_conn_t *self, const ts_msg_t *msg)
+{
+    uint8_t body[TS_DGRAM_MAX], dgram[TS_DGRAM_MAX];
+    size_t n = self->udp_peer_len ? ts_msg_encode(msg, body, sizeof body - TS_DGRAM_HEADER) : 0;
+    size_t total = n ? ts_udptag_wrap(self->session_id, self->udp_key, body, n, dgram, sizeof dgram) : 0;
+    if (total)
+        sendto(self->udp_fd, dgram, total, MSG_DONTWAIT, (const struct sockaddr *) &self->udp_peer,
+               self->udp_peer_len);   /* UDP may drop it; the client sends the next SYNC */
+    return 0;
+}
+
+bool gate_conn_result_via_udp(gate_conn_t *self, uint64_t seq)
+{
+    for (int i = 0; i < UDP_ACKED; i++)
+        if (self->udp_acked[i] == seq && seq != 0) {
+            self->udp_acked[i] = 0;
+            return true;
+        }
+    return false;
 }

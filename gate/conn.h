@@ -8,7 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/socket.h>
+
 #include "msg.h"
+#include "udptag.h"
 
 typedef enum {
     GATE_CONN_NEW,       /* connected, no WELCOME yet */
@@ -63,9 +66,24 @@ int64_t gate_conn_close_deadline(const gate_conn_t *self);
  * removes seq if it is still in flight with this deadline, returning true.
  * ack returns the monotonic t6 - t3 of seq's SYNC_REPLY and frees the slot,
  * or -1 when seq matches no pending exchange (or one older than 5 s). */
-bool    gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us);
+bool    gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool udp);
 bool    gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq);
 bool    gate_conn_sync_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us);
-int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us);
+int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp);
+
+/* UDP (PROTOCOL.md "Framing"). enable hands the connection the gate's UDP
+ * socket (borrowed) and the udp_key its WELCOME carries. check is the tag
+ * of a datagram's message; same_host compares a datagram's source address
+ * with the TCP peer's (ports may differ through NAT); set_udp_peer records
+ * where replies go. An exchange begun with udp replies over UDP: SYNC_REPLY
+ * (see send_sync_reply), and SYNC_RESULT when result_via_udp says its ACK
+ * came over UDP. send_udp never fails the connection: UDP may drop. */
+void gate_conn_enable_udp(gate_conn_t *self, int udp_fd, const uint8_t key[TS_UDP_KEY_LEN]);
+bool gate_conn_udp_enabled(const gate_conn_t *self);
+bool gate_conn_udp_check(const gate_conn_t *self, const uint8_t *msg, size_t len, const uint8_t *tag);
+bool gate_conn_same_host(const gate_conn_t *self, const struct sockaddr_storage *from);
+void gate_conn_set_udp_peer(gate_conn_t *self, const struct sockaddr_storage *from, socklen_t len);
+int  gate_conn_send_udp(gate_conn_t *self, const ts_msg_t *msg);
+bool gate_conn_result_via_udp(gate_conn_t *self, uint64_t seq);
 
 #endif

@@ -25,12 +25,14 @@
 
 #include "clock.h"
 #include "conntab.h"
+#include "datagram.h"
 #include "frame.h"
 #include "envelope.h"
 #include "net.h"
 #include "shards.h"
 #include "signals.h"
 #include "token.h"
+#include "udp.h"
 
 #define GATE_LINGER_US       1000000  /* a closing connection's grace */
 #define GATE_UNAVAILABLE_US  1000000  /* a SYNC unanswered by its shard this long */
@@ -40,7 +42,7 @@
 #define GATE_SHUTDOWN_US     2000000  /* drain time at shutdown */
 
 /* epoll tags below any connection id (ids have a generation >= 1 on top). */
-enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_SHARD = 16 };
+enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_UDP = 3, TAG_SHARD = 16 };
 
 typedef struct {
     uint64_t conn, seq;
@@ -54,13 +56,14 @@ typedef struct {
     ts_metric_t *errors[9];
     ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full;
     ts_metric_t *inside;
+    ts_metric_t *udp_in, *udp_dropped[GATE_UDP_VERDICTS];
 } gate_metrics_t;
 
 struct gate_t {
     gate_options_t   opt;
     ts_log_t        *log;
     gate_metrics_t   m;
-    int              ep, listen_fd, signal_fd;
+    int              ep, listen_fd, signal_fd, udp_fd;
     gate_conntab_t  *conns;
     gate_shards_t   *shards;
     _Atomic int      shards_up;
@@ -101,6 +104,13 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
     static const double bounds[] = { 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 50e-3 };
     m->inside = ts_metrics_histogram(reg, "ticksync_gate_inside_seconds", "time inside the server, t3 - t2",
                                      NULL, bounds, sizeof bounds / sizeof bounds[0]);
+    m->udp_in = ts_metrics_counter(reg, "ticksync_gate_udp_datagrams_total", "UDP datagrams admitted", NULL);
+    for (int v = 1; v < GATE_UDP_VERDICTS; v++) {
+        char l[48];
+        snprintf(l, sizeof l, "reason=\"%s\"", gate_udp_verdict_name((gate_udp_verdict_t) v));
+        m->udp_dropped[v] = ts_metrics_counter(reg, "ticksync_gate_udp_dropped_total",
+                                               "UDP datagrams dropped silently, by reason", l);
+    }
 }
 
 static int epoll_add(int ep, int fd, uint32_t events, uint64_t tag)
@@ -118,7 +128,7 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     }
     g->opt = *opt;
     g->log = log;
-    g->ep = g->listen_fd = g->signal_fd = -1;
+    g->ep = g->listen_fd = g->signal_fd = g->udp_fd = -1;
     register_metrics(g, metrics);
     int64_t now = ts_clock_mono_us();
     g->conns = gate_conntab_new();
@@ -140,6 +150,11 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
         gate_destroy(&g);
         return NULL;
     }
+    if (opt->udp && ((g->udp_fd = gate_net_bind_udp(&opt->listen, opt->listen_len, err)) < 0
+                     || epoll_add(g->ep, g->udp_fd, EPOLLIN, TAG_UDP) < 0)) {
+        gate_destroy(&g);
+        return NULL;
+    }
     for (int i = 0; i < gate_shards_count(g->shards); i++)
         epoll_add(g->ep, gate_shards_fd(g->shards, i), EPOLLIN, TAG_SHARD + (uint64_t) i);
     atomic_store(&g->shards_up, gate_shards_count(g->shards));
@@ -155,6 +170,8 @@ void gate_destroy(gate_t **self_p)
     gate_shards_destroy(&g->shards);
     if (g->listen_fd >= 0)
         close(g->listen_fd);
+    if (g->udp_fd >= 0)
+        close(g->udp_fd);
     if (g->signal_fd >= 0)
         close(g->signal_fd);
     if (g->ep >= 0)
@@ -238,6 +255,26 @@ static int send_error(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code)
     return -1;
 }
 
+/* ERROR for a message that came over UDP: it goes back the same way and
+ * closes nothing (only RATE_LIMITED and UNAVAILABLE are sent this way). */
+static void send_error_udp(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code)
+{
+    ts_msg_t m;
+    ts_msg_error(&m, seq, code, NULL);
+    ts_metric_add(g->m.errors[code], 1);
+    ts_metric_add(g->m.out[TS_ERROR], 1);
+    gate_conn_send_udp(c, &m);
+}
+
+/* The ERROR for a message, on the transport it came by. */
+static void refuse(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code, bool udp)
+{
+    if (udp)
+        send_error_udp(g, c, seq, code);
+    else
+        send_error(g, c, seq, code);
+}
+
 static void say_bye(gate_t *g, gate_conn_t *c, const char *reason)
 {
     ts_msg_t m;
@@ -257,8 +294,7 @@ static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
         send_error(g, c, m->seq, TS_UNAUTHORIZED);
         return;
     }
-    uint64_t session;
-    randombytes_buf(&session, sizeof session);
+    uint64_t session = gate_conn_id(c);   /* what UDP datagrams name */
     gate_conn_welcome(c, h->player_id, session);
     ts_metric_add(g->m.sessions, 1);
     uint64_t old = gate_conntab_bind(g->conns, h->player_id, gate_conn_id(c));
@@ -272,6 +308,11 @@ static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
     w.u.welcome.session_id = session;
     w.u.welcome.server_time = ts_clock_real_us();
     w.u.welcome.sync_interval_ms = g->opt.sync_interval_ms;
+    if (g->udp_fd >= 0) {
+        randombytes_buf(w.u.welcome.udp_key, sizeof w.u.welcome.udp_key);
+        w.u.welcome.has_udp_key = true;
+        gate_conn_enable_udp(c, g->udp_fd, w.u.welcome.udp_key);
+    }
     if (reply(g, c, &w) == 0)
         tell_scene(g, c, TS_ENV_OPEN);
 }
@@ -294,35 +335,35 @@ static bool inflight_push(gate_t *g, uint64_t conn, uint64_t seq, int64_t deadli
     return true;
 }
 
-static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, int64_t now)
+static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, int64_t now, bool udp)
 {
     if (!gate_conn_sync_allowed(c, now)) {
-        send_error(g, c, m->seq, TS_RATE_LIMITED);
+        refuse(g, c, m->seq, TS_RATE_LIMITED, udp);
         return;
     }
     uint64_t player = gate_conn_player(c);
     int shard = gate_shards_route(g->shards, player);
     int64_t deadline = now + GATE_UNAVAILABLE_US;
     if (!gate_shards_up(g->shards, shard, now)) {
-        send_error(g, c, m->seq, TS_UNAVAILABLE);
+        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
-    if (!gate_conn_sync_begin(c, m->seq, deadline)) {
+    if (!gate_conn_sync_begin(c, m->seq, deadline, udp)) {
         ts_metric_add(g->m.inflight_full, 1);
-        send_error(g, c, m->seq, TS_UNAVAILABLE);
+        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
     ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = player,
                      .seq = m->seq, .t1 = m->u.sync.t1, .t2 = t2 };
     if (gate_shards_send(g->shards, shard, &env) < 0 || !inflight_push(g, env.conn, m->seq, deadline)) {
         gate_conn_sync_expire(c, m->seq, deadline);
-        send_error(g, c, m->seq, TS_UNAVAILABLE);
+        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
     }
 }
 
-static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t now)
+static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t now, bool udp)
 {
-    int64_t t6_t3 = gate_conn_sync_ack(c, m->seq, now);
+    int64_t t6_t3 = gate_conn_sync_ack(c, m->seq, now, udp);
     if (t6_t3 < 0)
         return;   /* no pending exchange with this seq: ignored (PROTOCOL) */
     const ts_sync_ack_t *a = &m->u.sync_ack;
@@ -332,7 +373,7 @@ static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t no
                      .has_client_rtt = a->has_client_rtt, .client_rtt = a->client_rtt,
                      .has_client_offset = a->has_client_offset, .client_offset = a->client_offset };
     if (gate_shards_send(g->shards, gate_shards_route(g->shards, player), &env) < 0)
-        send_error(g, c, m->seq, TS_UNAVAILABLE);
+        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
 }
 
 /* One frame body from c, read at real time t2 / monotonic now. */
@@ -353,8 +394,8 @@ static void on_frame(gate_t *g, gate_conn_t *c, const uint8_t *body, size_t len,
         return;
     }
     switch (m.type) {
-    case TS_SYNC:     on_sync(g, c, &m, t2, now); break;
-    case TS_SYNC_ACK: on_sync_ack(g, c, &m, now); break;
+    case TS_SYNC:     on_sync(g, c, &m, t2, now, false); break;
+    case TS_SYNC_ACK: on_sync_ack(g, c, &m, now, false); break;
     case TS_BYE:      close_gracefully(g, c); break;
     default:          send_error(g, c, m.seq, TS_BAD_MESSAGE); break;  /* HELLO again */
     }
@@ -397,6 +438,34 @@ static int on_readable(gate_t *g, gate_conn_t *c)
         }
         if (gate_conntab_get(g->conns, id) != c)
             return -1;
+    }
+}
+
+/* Datagrams until EAGAIN, or a batch, so TCP clients get their turn. */
+static void on_datagrams(gate_t *g)
+{
+    uint8_t buf[TS_DGRAM_MAX + 1];
+    for (int i = 0; i < 256; i++) {
+        struct sockaddr_storage from;
+        socklen_t from_len = sizeof from;
+        ssize_t n = recvfrom(g->udp_fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *) &from, &from_len);
+        int64_t t2 = ts_clock_real_us(), now = ts_clock_mono_us();
+        if (n < 0)
+            return;
+        gate_conn_t *c = NULL;
+        ts_msg_t m;
+        gate_udp_verdict_t v = gate_udp_admit(g->conns, buf, (size_t) n, &from, &c, &m);
+        if (v != GATE_UDP_OK) {
+            ts_metric_add(g->m.udp_dropped[v], 1);
+            continue;
+        }
+        ts_metric_add(g->m.udp_in, 1);
+        ts_metric_add(g->m.in[m.type], 1);
+        gate_conn_set_udp_peer(c, &from, from_len);
+        if (m.type == TS_SYNC)
+            on_sync(g, c, &m, t2, now, true);
+        else
+            on_sync_ack(g, c, &m, now, true);
     }
 }
 
@@ -455,7 +524,12 @@ static void on_envelope(gate_t *g, const ts_env_t *env)
     } else if (env->kind == TS_ENV_SYNC_RESULT) {
         ts_msg_t r = { .type = TS_SYNC_RESULT, .seq = env->seq };
         r.u.sync_result = (ts_sync_result_t) { env->rtt, env->srtt, env->rttvar };
-        reply(g, c, &r);
+        if (gate_conn_result_via_udp(c, env->seq)) {
+            ts_metric_add(g->m.out[TS_SYNC_RESULT], 1);
+            gate_conn_send_udp(c, &r);
+        } else {
+            reply(g, c, &r);
+        }
     }
 }
 
@@ -556,6 +630,8 @@ static void on_event(gate_t *g, const struct epoll_event *ev)
     uint64_t tag = ev->data.u64;
     if (tag == TAG_LISTEN) {
         on_accept(g);
+    } else if (tag == TAG_UDP) {
+        on_datagrams(g);
     } else if (tag == TAG_SIGNAL) {
         struct signalfd_siginfo si;
         while (read(g->signal_fd, &si, sizeof si) == sizeof si)

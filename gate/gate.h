@@ -3,6 +3,7 @@
 #ifndef GATE_GATE_H
 #define GATE_GATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -19,6 +20,7 @@ typedef struct {
     double                  sync_rate;         /* SYNC per second per connection */
     uint64_t                sync_interval_ms;  /* advertised in WELCOME */
     size_t                  out_cap;           /* bytes queued per connection */
+    bool                    udp;               /* also serve UDP on the listen port */
 } gate_options_t;
 
 typedef struct gate_t gate_t;

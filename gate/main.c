@@ -20,6 +20,7 @@ static const ts_setting_t settings[] = {
     { "allow-open", TS_SET_BOOL, "false", "permit open mode on a non-loopback address", 0, 0 },
     { "sync-rate", TS_SET_INT, "20", "SYNC per second allowed per connection", 1, 1000000 },
     { "sync-interval-ms", TS_SET_INT, "1000", "sync interval advertised in WELCOME", 10, 3600000 },
+    { "udp", TS_SET_BOOL, "true", "also take SYNC and SYNC_ACK over UDP on the listen port (--udp=false: off)", 0, 0 },
     { "out-cap", TS_SET_INT, "65536", "bytes queued for a client that does not read before it is dropped", 1024, 1 << 26 },
 };
 
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
         .sync_rate = (double) ts_config_int(cfg, "sync-rate"),
         .sync_interval_ms = (uint64_t) ts_config_int(cfg, "sync-interval-ms"),
         .out_cap = (size_t) ts_config_int(cfg, "out-cap"),
+        .udp = ts_config_bool(cfg, "udp"),
     };
     char err[256];
     uint8_t *secret = NULL;
