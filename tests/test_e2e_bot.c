@@ -1,0 +1,49 @@
+/* tests/test_e2e_bot.c - a short ticksync-bot run against the real gate and
+ * scene: every player connects and syncs, the server's measured round trips
+ * match the injected truth, the clients' server time is within the
+ * asymmetry bound of the truth, and it never goes backwards. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "e2e.h"
+
+static e2e_stack_t stack;
+
+static void start(void) { e2e_start(&stack, true, NULL); }
+static void stop(void) { e2e_stop(&stack); }
+
+static double stat_of(json_t *summary, const char *dist, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(summary, dist), key);
+    cr_assert(json_is_number(v), "%s.%s", dist, key);
+    return json_number_value(v);
+}
+
+Test(e2e_bot, injected_truth_is_recovered_by_server_and_clients, .init = start, .fini = stop, .timeout = 120)
+{
+    char cmd[512], *out;
+    snprintf(cmd, sizeof cmd,
+             "%s --gate 127.0.0.1:%d --players 100 --duration-s 6 --up-ms 5-25 --down-ms 5-25 --jitter exponential"
+             " --jitter-ms 1 --loss 0.01 --drift-ppm -200-200 --offset-ms -60000-60000 --json --quiet",
+             TS_BOT_BIN, stack.port[0]);
+    cr_assert_eq(e2e_run(cmd, &out), 0, "%s", out);
+    json_t *s = json_loads(out, 0, NULL);
+    cr_assert(s, "summary is JSON: %s", out);
+    free(out);
+    cr_assert_eq(json_integer_value(json_object_get(s, "connected")), 100);
+    cr_assert_eq(json_integer_value(json_object_get(s, "disconnects")), 0);
+    cr_assert_geq(json_integer_value(json_object_get(s, "results")), 100 * 8, "a burst and then one a second");
+    cr_assert_eq(json_integer_value(json_object_get(s, "backwards")), 0, "server time never went backwards");
+    /* the server measures the injected round trip, plus loopback and scheduling */
+    cr_assert_lt(stat_of(s, "server_rtt_error_us", "p50"), 1000);
+    cr_assert_lt(stat_of(s, "server_rtt_error_us", "p90"), 3000);
+    /* the clients' time is as good as a symmetric estimate can be */
+    cr_assert_gt(stat_of(s, "client_offset_error_us", "n"), 1000);
+    cr_assert_lt(stat_of(s, "offset_error_beyond_bound_us", "p50"), 1000);
+    cr_assert_lt(stat_of(s, "offset_error_beyond_bound_us", "p90"), 3000);
+    json_decref(s);
+    e2e_sleep_us(300000);
+    cr_assert_geq(e2e_db_value(stack.db[0], 1, "samples"), 8, "the first player's row is in SQLite");
+}
