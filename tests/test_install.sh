@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# tests/test_install.sh BUILD_DIR - `cmake --install` gives a game what it
+# needs: the header, shared and static libraries, a pkg-config file and a
+# CMake package, each enough to build and run tests/install/example.c.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$1" && pwd)
+tmp=$(mktemp -d /tmp/ts-install-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+lib=$(ls -d "$tmp"/prefix/lib*/ | head -1)
+export PKG_CONFIG_PATH="$lib/pkgconfig" LD_LIBRARY_PATH="$lib"
+
+echo "== pkg-config, shared"
+cc -std=c11 -Wall -Werror -o "$tmp/ex" "$root/tests/install/example.c" $(pkg-config --cflags --libs ticksync)
+"$tmp/ex"
+echo "== pkg-config, static"
+cc -std=c11 -Wall -Werror -o "$tmp/ex_static" "$root/tests/install/example.c" $(pkg-config --cflags ticksync) \
+   "$lib/libticksync.a" $(pkg-config --libs --static msgpack libsodium) -lm
+"$tmp/ex_static"
+echo "== CMake find_package"
+cmake -S "$root/tests/install" -B "$tmp/game" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/game" >/dev/null
+"$tmp/game/example_shared"
+"$tmp/game/example_static"
+echo "== only the API is exported"
+extra=$(nm -D --defined-only "$lib/libticksync.so" | awk '{print $3}' | grep -v '^ticksync_' || true)
+[ -z "$extra" ] || { echo "FAIL: exported beyond the API: $extra" >&2; exit 1; }
+echo ok
