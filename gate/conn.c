@@ -37,6 +37,8 @@ struct gate_conn_t {
     size_t            out_off, out_len, out_size, out_cap;
     int64_t           close_at;
     bool              shut;
+    bool              corked;      /* queue everything; flush at uncork */
+    bool              pending;     /* on the gate's ready list: input left unread */
     slot_t            slots[GATE_CONN_SLOTS];
     int               udp_fd;      /* the gate's UDP socket (borrowed), -1: UDP off */
     uint8_t           udp_key[TS_UDP_KEY_LEN];
@@ -136,7 +138,10 @@ static int emit(gate_conn_t *self, const uint8_t *bytes, size_t len)
 {
     if (self->state == GATE_CONN_CLOSING && self->shut)
         return 0;
-    if (!gate_conn_has_output(self)) {
+    /* corked: write early rather than let batching alone reach the cap */
+    if (self->corked && self->out_len - self->out_off + len > self->out_cap / 2 && gate_conn_flush(self) < 0)
+        return -1;
+    if (!self->corked && !gate_conn_has_output(self)) {
         ssize_t n = send(self->fd, bytes, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
             return -1;
@@ -186,6 +191,20 @@ int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64
         slot->when = ts_clock_mono_us();
     }
     return udp ? gate_conn_send_udp(self, &m) : send_encoded(self, &m);
+}
+
+void gate_conn_set_pending(gate_conn_t *self, bool pending) { self->pending = pending; }
+bool gate_conn_pending(const gate_conn_t *self) { return self->pending; }
+
+void gate_conn_cork(gate_conn_t *self)
+{
+    self->corked = true;
+}
+
+int gate_conn_uncork(gate_conn_t *self)
+{
+    self->corked = false;
+    return gate_conn_flush(self) < 0 ? -1 : 0;
 }
 
 int gate_conn_flush(gate_conn_t *self)

@@ -52,6 +52,17 @@ int gate_conn_send(gate_conn_t *self, const ts_msg_t *msg);
 /* SYNC_REPLY with t3 read from the real-time clock immediately before the
  * write; the monotonic t3 is kept in seq's exchange slot. */
 int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64_t t2);
+/* Whether the connection has input left unread after its share of a turn
+ * (it waits on the gate's ready list, once). */
+void gate_conn_set_pending(gate_conn_t *self, bool pending);
+bool gate_conn_pending(const gate_conn_t *self);
+
+/* While corked everything is queued (still within out_cap); uncork writes
+ * it in as few calls as the socket allows. The gate corks a connection
+ * while it answers one read's worth of frames. uncork returns -1 when the
+ * socket failed. */
+void gate_conn_cork(gate_conn_t *self);
+int  gate_conn_uncork(gate_conn_t *self);
 /* Writes what is queued. Returns 1 while bytes remain, 0 when empty, -1 on error. */
 int gate_conn_flush(gate_conn_t *self);
 bool gate_conn_has_output(const gate_conn_t *self);

@@ -40,6 +40,7 @@
 #define GATE_ERROR_LOG_US    10000000   /* client_errors log interval */
 #define GATE_MAX_BAD         8        /* BAD_MESSAGEs before closing */
 #define GATE_SHUTDOWN_US     2000000  /* drain time at shutdown */
+#define GATE_READ_BUDGET     2        /* reads per connection per turn (32 KiB) */
 
 /* epoll tags below any connection id (ids have a generation >= 1 on top). */
 enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_UDP = 3, TAG_SHARD = 16 };
@@ -72,6 +73,8 @@ struct gate_t {
     uint64_t        *closing;         /* ids of CLOSING connections */
     size_t           nclosing, closing_size;
     int64_t          next_tick;
+    uint64_t        *ready;           /* connections with input left unread this turn */
+    size_t           nready, ready_size;
     int64_t          next_error_log;
     uint64_t         errors_logged[TS_TOO_LARGE + 1];   /* counts at the last client_errors line */
     bool             stopping;
@@ -178,6 +181,7 @@ void gate_destroy(gate_t **self_p)
         close(g->ep);
     free(g->inflight);
     free(g->closing);
+    free(g->ready);
     free(g);
     *self_p = NULL;
 }
@@ -185,6 +189,47 @@ void gate_destroy(gate_t **self_p)
 int gate_shards_reachable(const gate_t *self)
 {
     return atomic_load(&((gate_t *) self)->shards_up);
+}
+
+/* ---- the ready list ------------------------------------------------------ */
+
+static void ready_push(gate_t *g, gate_conn_t *c)
+{
+    if (gate_conn_pending(c))
+        return;
+    if (g->nready == g->ready_size) {
+        size_t size = g->ready_size ? g->ready_size * 2 : 64;
+        uint64_t *grown = realloc(g->ready, size * sizeof *grown);
+        if (!grown)
+            return;   /* the connection's next event will pick it up */
+        g->ready = grown;
+        g->ready_size = size;
+    }
+    g->ready[g->nready++] = gate_conn_id(c);
+    gate_conn_set_pending(c, true);
+}
+
+static int on_readable(gate_t *g, gate_conn_t *c);
+
+/* One more share for each connection that had input left over. */
+static void serve_ready(gate_t *g)
+{
+    size_t n = g->nready;
+    uint64_t batch[256];
+    while (n > 0) {
+        size_t take = n < 256 ? n : 256;
+        memcpy(batch, g->ready, take * sizeof batch[0]);
+        memmove(g->ready, g->ready + take, (g->nready - take) * sizeof batch[0]);
+        g->nready -= take;
+        n -= take;
+        for (size_t i = 0; i < take; i++) {
+            gate_conn_t *c = gate_conntab_get(g->conns, batch[i]);
+            if (c) {
+                gate_conn_set_pending(c, false);
+                on_readable(g, c);
+            }
+        }
+    }
 }
 
 /* ---- connection end of life ------------------------------------------- */
@@ -401,12 +446,19 @@ static void on_frame(gate_t *g, gate_conn_t *c, const uint8_t *body, size_t len,
     }
 }
 
-/* Reads until EAGAIN. Returns -1 when the connection was dropped. */
+/* Reads until EAGAIN, or until the connection has had its share of this
+ * turn (GATE_READ_BUDGET reads): then it goes on the ready list and gets
+ * its next share after everyone else's, so one flooding client cannot
+ * starve the rest. Returns -1 when the connection was dropped. */
 static int on_readable(gate_t *g, gate_conn_t *c)
 {
     uint8_t buf[16384];
     uint64_t id = gate_conn_id(c);
-    for (;;) {
+    for (int reads = 0;; reads++) {
+        if (reads == GATE_READ_BUDGET) {
+            ready_push(g, c);
+            return 0;
+        }
         ssize_t n = read(gate_conn_fd(c), buf, sizeof buf);
         int64_t t2 = ts_clock_real_us(), now = ts_clock_mono_us();
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
@@ -419,6 +471,7 @@ static int on_readable(gate_t *g, gate_conn_t *c)
             return 0;
         if (gate_conn_state(c) == GATE_CONN_CLOSING)
             continue;   /* discarded */
+        gate_conn_cork(c);   /* one write for this read's answers */
         size_t off = 0;
         while (off < (size_t) n) {
             size_t used;
@@ -438,6 +491,10 @@ static int on_readable(gate_t *g, gate_conn_t *c)
         }
         if (gate_conntab_get(g->conns, id) != c)
             return -1;
+        if (gate_conn_uncork(c) < 0) {
+            drop(g, c);
+            return -1;
+        }
     }
 }
 
@@ -645,7 +702,8 @@ static void on_event(gate_t *g, const struct epoll_event *ev)
             drop(g, c);
             return;
         }
-        if ((ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && on_readable(g, c) < 0)
+        /* a connection on the ready list reads in its turn there, not twice a turn */
+        if ((ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && !gate_conn_pending(c) && on_readable(g, c) < 0)
             return;
     }
 }
@@ -658,10 +716,11 @@ int gate_run(gate_t *g)
     struct epoll_event events[256];
     for (;;) {
         int64_t now = ts_clock_mono_us();
-        int timeout = g->next_tick > now ? (int) ((g->next_tick - now + 999) / 1000) : 0;
+        int timeout = g->nready ? 0 : g->next_tick > now ? (int) ((g->next_tick - now + 999) / 1000) : 0;
         int n = epoll_wait(g->ep, events, 256, timeout);
         for (int i = 0; i < n; i++)
             on_event(g, &events[i]);
+        serve_ready(g);
         now = ts_clock_mono_us();
         if (now >= g->next_tick)
             tick(g, now);

@@ -148,7 +148,14 @@ void e2e_stop(e2e_stack_t *s)
 
 int e2e_connect(int port)
 {
+    return e2e_connect_small(port, 0);
+}
+
+int e2e_connect_small(int port, int rcvbuf)
+{
     int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (rcvbuf > 0)   /* before connect, or the window is already advertised */
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     cr_assert_eq(connect(fd, (struct sockaddr *) &a, sizeof a), 0, "connect: %s", strerror(errno));
@@ -253,7 +260,12 @@ bool e2e_closed(int fd, int timeout_ms)
 
 int e2e_login(int port, uint64_t player_id)
 {
-    int fd = e2e_connect(port);
+    return e2e_login_small(port, player_id, 0);
+}
+
+int e2e_login_small(int port, uint64_t player_id, int rcvbuf)
+{
+    int fd = e2e_connect_small(port, rcvbuf);
     e2e_send(fd, "uuuun", (uint64_t) 1, (uint64_t) 1, (uint64_t) 1, player_id);
     msgpack_unpacked m;
     msgpack_unpacked_init(&m);
@@ -377,3 +389,15 @@ void e2e_expect_error(int fd, int64_t seq, int64_t code)
     msgpack_unpacked_destroy(&m);
 }
 
+
+long long e2e_metric(int port, const char *series)
+{
+    char *body;
+    cr_assert_eq(e2e_http_get(port, "/metrics", &body), 200);
+    char key[200];
+    snprintf(key, sizeof key, "\n%s ", series);
+    const char *at = strstr(body, key);
+    long long v = at ? atoll(at + strlen(key)) : -1;
+    free(body);
+    return v;
+}

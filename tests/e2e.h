@@ -41,13 +41,18 @@ int e2e_term(pid_t pid);
 
 int64_t e2e_mono_us(void);
 
-/* A client connection. */
+/* A client connection; _small with a receive buffer of rcvbuf bytes (0:
+ * the default), as a client that stops reading soon fills. */
 int  e2e_connect(int port);
+int  e2e_connect_small(int port, int rcvbuf);
 /* True once something accepts TCP on the loopback port. */
 bool e2e_can_connect(int port);
 /* GET path from a loopback port: returns the status (0 when it cannot
  * connect) and the body (malloc'd, caller frees) in *body when not NULL. */
 int  e2e_http_get(int port, const char *path, char **body);
+/* The value of one series of a /metrics page ("name" or "name{labels}"),
+ * -1 when absent. */
+long long e2e_metric(int port, const char *series);
 /* Runs a shell command; returns its exit status and its standard output
  * (malloc'd) in *out when not NULL. */
 int  e2e_run(const char *cmd, char **out);
@@ -63,6 +68,7 @@ int64_t e2e_int(const msgpack_unpacked *m, size_t i);
 bool e2e_closed(int fd, int timeout_ms);
 /* HELLO in open mode (nil token) and WELCOME; returns the fd. */
 int e2e_login(int port, uint64_t player_id);
+int e2e_login_small(int port, uint64_t player_id, int rcvbuf);
 
 void e2e_sleep_us(int64_t us);
 /* One exchange with user-space delays: up before each client->gate message,

@@ -21,17 +21,9 @@ static e2e_stack_t stack;
 static void start(void) { e2e_start(&stack, true, NULL); }
 static void stop(void) { e2e_stop(&stack); }
 
-/* A counter of the gate's /metrics, by its whole series name. */
 static long long gate_metric(const char *series)
 {
-    char *body;
-    cr_assert_eq(e2e_http_get(stack.metrics_port[0], "/metrics", &body), 200);
-    char key[160];
-    snprintf(key, sizeof key, "\n%s ", series);
-    const char *at = strstr(body, key);
-    long long v = at ? atoll(at + strlen(key)) : -1;
-    free(body);
-    return v;
+    return e2e_metric(stack.metrics_port[0], series);
 }
 
 static ticksync_client_t *client_for(uint64_t player, bool udp)
