@@ -107,7 +107,7 @@ static void flush(state_t *st)
         ts_metric_observe(st->cfg->stats->flush_rows, (double) i);
         ts_metric_set(st->cfg->stats->store_pending, 0);
         if (st->failing)
-            ts_log(st->cfg->log, TS_LOG_INFO, "store_recovered", "rows=%zu", i);
+            ts_log(st->cfg->log, TS_LOG_WARN, "store_recovered", "rows=%zu", i);
         st->failing = false;
         return;
     }

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -25,10 +26,16 @@ int64_t e2e_mono_us(void)
     return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static pid_t spawn(const char *const argv[])
+/* Starts argv; its stderr goes to log (appended) when not NULL. */
+static pid_t spawn(const char *const argv[], const char *log)
 {
     pid_t pid = fork();
     if (pid == 0) {
+        int fd = log ? open(log, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
+        if (fd >= 0) {
+            dup2(fd, 2);
+            close(fd);
+        }
         execv(argv[0], (char *const *) argv);
         _exit(127);
     }
@@ -63,7 +70,7 @@ void e2e_start_scene(e2e_stack_t *s, int k)
     for (int i = 0; s->scene_extra && s->scene_extra[i] && n < 31; i++)
         argv[n++] = s->scene_extra[i];
     argv[n] = NULL;
-    s->scene[k] = spawn(argv);
+    s->scene[k] = spawn(argv, s->scene_log[k]);
     wait_port(s->admin_port[k], "scene admin");
 }
 
@@ -78,7 +85,7 @@ void e2e_start_gate(e2e_stack_t *s, int k)
     for (int i = 0; s->gate_extra && s->gate_extra[i] && n < 31; i++)
         argv[n++] = s->gate_extra[i];
     argv[n] = NULL;
-    s->gate[k] = spawn(argv);
+    s->gate[k] = spawn(argv, NULL);
     wait_port(s->port[k], "gate");
 }
 
@@ -98,6 +105,8 @@ void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, c
         s->scene_port[k] = base + 1 + 2 * k;
         s->admin_port[k] = base + 2 + 2 * k;
         snprintf(s->db[k], sizeof s->db[k], "%s/scene%d.db", s->dir, k);
+        snprintf(s->scene_log[k], sizeof s->scene_log[k], "/tmp/ts-e2e-%d-scene%d.log", (int) getpid(), k);
+        unlink(s->scene_log[k]);
         size_t used = strlen(s->endpoints);
         snprintf(s->endpoints + used, sizeof s->endpoints - used, "%stcp://127.0.0.1:%d", k ? "," : "",
                  s->scene_port[k]);
@@ -140,6 +149,10 @@ void e2e_stop(e2e_stack_t *s)
         e2e_term(s->gate[k]);
     for (int k = 0; k < s->scenes; k++)
         e2e_term(s->scene[k]);
+    for (int k = 0; k < s->scenes; k++) {
+        if (getenv("E2E_KEEP_LOGS") == NULL)
+            unlink(s->scene_log[k]);
+    }
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", s->dir);
     if (system(cmd) != 0)
@@ -400,4 +413,17 @@ long long e2e_metric(int port, const char *series)
     long long v = at ? atoll(at + strlen(key)) : -1;
     free(body);
     return v;
+}
+
+bool e2e_file_contains(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[1024];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, needle) != NULL;
+    fclose(f);
+    return found;
 }

@@ -20,6 +20,7 @@ typedef struct {
     int   port[E2E_MAX], metrics_port[E2E_MAX];        /* per gate */
     int   scene_port[E2E_MAX], admin_port[E2E_MAX];    /* per scene */
     char  dir[64], db[E2E_MAX][96], endpoints[160];
+    char  scene_log[E2E_MAX][96];   /* each scene's stderr (removed at stop unless E2E_KEEP_LOGS is set) */
     const char *const *gate_extra, *const *scene_extra;   /* more flags, NULL-ended */
 } e2e_stack_t;
 
@@ -53,6 +54,8 @@ int  e2e_http_get(int port, const char *path, char **body);
 /* The value of one series of a /metrics page ("name" or "name{labels}"),
  * -1 when absent. */
 long long e2e_metric(int port, const char *series);
+/* True when a line of the file holds needle. */
+bool e2e_file_contains(const char *path, const char *needle);
 /* Runs a shell command; returns its exit status and its standard output
  * (malloc'd) in *out when not NULL. */
 int  e2e_run(const char *cmd, char **out);
