@@ -114,7 +114,8 @@ static int queue(gate_conn_t *self, const uint8_t *bytes, size_t len)
     if (self->out_len - self->out_off + len > self->out_cap)
         return -1;
     if (self->out_len + len > self->out_size) {
-        memmove(self->out, self->out + self->out_off, self->out_len - self->out_off);
+        if (self->out_off > 0)
+            memmove(self->out, self->out + self->out_off, self->out_len - self->out_off);
         self->out_len -= self->out_off;
         self->out_off = 0;
         if (self->out_len + len > self->out_size) {

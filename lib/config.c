@@ -243,9 +243,16 @@ ts_config_rc_t ts_config_load(ts_config_t *self, int argc, char **argv)
     const char *env_config = getenv("TICKSYNC_CONFIG");
     if (env_config && (rc = set(self, 0, env_config, "TICKSYNC_CONFIG")))
         return rc;
-    for (int a = 1; a < argc; a++)   /* --help wins over any bad setting */
-        if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "--version") == 0)
-            return scan_flags(self, argc, argv, false);
+    for (int a = 1; a < argc && strcmp(argv[a], "--") != 0; a++) {   /* --help wins over any bad setting */
+        if (strcmp(argv[a], "--help") == 0) {
+            print_help(self);
+            return TS_CONFIG_EXIT;
+        }
+        if (strcmp(argv[a], "--version") == 0) {
+            printf("%s %s\n", self->program, TICKSYNC_VERSION);
+            return TS_CONFIG_EXIT;
+        }
+    }
     if ((rc = scan_flags(self, argc, argv, true)))
         return rc;
     if (self->values[0]) {

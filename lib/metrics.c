@@ -15,7 +15,7 @@ struct ts_metric_t {
     kind_t            kind;
     char             *name, *help, *labels;
     _Atomic uint64_t  value;       /* counter; gauge (as int64 bits); histogram count */
-    _Atomic int64_t   sum_milli;   /* histogram sum x 1000 */
+    _Atomic uint64_t  sum_bits;    /* histogram sum: a double's bits, added by compare-and-swap */
     double           *bounds;
     size_t            nbounds;
     _Atomic uint64_t *buckets;     /* nbounds, not cumulative */
@@ -115,7 +115,14 @@ void ts_metric_observe(ts_metric_t *m, double v)
             atomic_fetch_add_explicit(&m->buckets[i], 1, memory_order_relaxed);
             break;
         }
-    atomic_fetch_add_explicit(&m->sum_milli, (int64_t) (v * 1000.0), memory_order_relaxed);
+    uint64_t old = atomic_load_explicit(&m->sum_bits, memory_order_relaxed), next;
+    do {
+        double sum;
+        memcpy(&sum, &old, sizeof sum);
+        sum += v;
+        memcpy(&next, &sum, sizeof next);
+    } while (!atomic_compare_exchange_weak_explicit(&m->sum_bits, &old, next, memory_order_relaxed,
+                                                    memory_order_relaxed));
     atomic_fetch_add_explicit(&m->value, 1, memory_order_relaxed);
 }
 
@@ -192,7 +199,10 @@ static void render_one(text_t *t, const ts_metric_t *m)
         series(t, m, "_bucket", "le=\"+Inf\"");
         put(t, " %llu\n", (unsigned long long) (v > cum ? v : cum));
         series(t, m, "_sum", NULL);
-        put(t, " %.3f\n", (double) atomic_load_explicit(&m->sum_milli, memory_order_relaxed) / 1000.0);
+        uint64_t bits = atomic_load_explicit(&m->sum_bits, memory_order_relaxed);
+        double sum;
+        memcpy(&sum, &bits, sizeof sum);
+        put(t, " %.9g\n", sum);
         series(t, m, "_count", NULL);
         put(t, " %llu\n", (unsigned long long) (v > cum ? v : cum));
     }

@@ -107,7 +107,9 @@ Test(e2e_gate, a_flooding_client_does_not_starve_the_others, .init = start, .fin
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);
     close(flooder);
-    cr_assert_lt(during - before, 3000, "latency during the flood: %.0f -> %.0f us", before, during);
+    /* Measured: +1.6 ms in a plain build on 2 cores, +11 ms under ASan; a
+     * gate that lets one connection hog the loop adds 80 to 300 ms. */
+    cr_assert_lt(during - before, 15000, "latency during the flood: %.0f -> %.0f us", before, during);
     cr_assert_gt(gate_metric("ticksync_gate_errors_total{code=\"RATE_LIMITED\"}"), 0, "the flood was rate limited");
     close(good);
 }

@@ -10,16 +10,20 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 lib=$(ls -d "$tmp"/prefix/lib*/ | head -1)
 export PKG_CONFIG_PATH="$lib/pkgconfig" LD_LIBRARY_PATH="$lib"
+# A sanitized build's library needs the sanitizer runtimes in the game too.
+san=""
+grep -q '^TICKSYNC_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" && san="-fsanitize=address,undefined"
 
 echo "== pkg-config, shared"
-cc -std=c11 -Wall -Werror -o "$tmp/ex" "$root/tests/install/example.c" $(pkg-config --cflags --libs ticksync)
+cc -std=c11 -Wall -Werror $san -o "$tmp/ex" "$root/tests/install/example.c" $(pkg-config --cflags --libs ticksync)
 "$tmp/ex"
 echo "== pkg-config, static"
-cc -std=c11 -Wall -Werror -o "$tmp/ex_static" "$root/tests/install/example.c" $(pkg-config --cflags ticksync) \
+cc -std=c11 -Wall -Werror $san -o "$tmp/ex_static" "$root/tests/install/example.c" $(pkg-config --cflags ticksync) \
    "$lib/libticksync.a" $(pkg-config --libs --static msgpack libsodium) -lm
 "$tmp/ex_static"
 echo "== CMake find_package"
-cmake -S "$root/tests/install" -B "$tmp/game" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake -S "$root/tests/install" -B "$tmp/game" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_FLAGS="$san" \
+      -DCMAKE_EXE_LINKER_FLAGS="$san" >/dev/null
 cmake --build "$tmp/game" >/dev/null
 "$tmp/game/example_shared"
 "$tmp/game/example_static"

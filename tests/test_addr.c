@@ -1,0 +1,34 @@
+/* tests/test_addr.c - HOST:PORT settings as socket addresses. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+
+#include "addr.h"
+
+Test(addr, parses_ipv4_localhost_and_ipv6)
+{
+    struct sockaddr_storage a;
+    socklen_t len;
+    char err[TS_ADDR_ERR_LEN];
+    cr_assert_eq(ts_addr_parse("10.1.2.3:7700", &a, &len, err), 0);
+    cr_assert_eq(a.ss_family, AF_INET);
+    cr_assert_eq(ntohs(((struct sockaddr_in *) &a)->sin_port), 7700);
+    cr_assert_not(ts_addr_is_loopback(&a));
+    cr_assert_eq(ts_addr_parse("localhost:1", &a, &len, err), 0);
+    cr_assert(ts_addr_is_loopback(&a));
+    cr_assert_eq(ts_addr_parse("127.9.9.9:1", &a, &len, err), 0);
+    cr_assert(ts_addr_is_loopback(&a), "all of 127/8");
+    cr_assert_eq(ts_addr_parse("[::1]:9171", &a, &len, err), 0);
+    cr_assert_eq(a.ss_family, AF_INET6);
+    cr_assert(ts_addr_is_loopback(&a));
+    cr_assert_eq(len, sizeof(struct sockaddr_in6));
+}
+
+Test(addr, refuses_what_is_not_host_port)
+{
+    struct sockaddr_storage a;
+    socklen_t len;
+    char err[TS_ADDR_ERR_LEN];
+    const char *bad[] = { "7700", ":7700", "1.2.3.4:", "1.2.3.4:70000", "1.2.3.4:x", "example.com:80", "[::1:80" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_assert_eq(ts_addr_parse(bad[i], &a, &len, err), -1, "%s", bad[i]);
+}

@@ -1,0 +1,68 @@
+/* tests/test_conntab.c - connections by id, generations, and which
+ * connection each player is on. */
+#include <criterion/criterion.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conntab.h"
+
+static int new_fd(void)
+{
+    int sv[2];
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    close(sv[1]);
+    return sv[0];
+}
+
+Test(conntab, ids_outlive_their_connections_without_finding_newer_ones)
+{
+    gate_conntab_t *t = gate_conntab_new();
+    gate_conn_t *a = gate_conntab_add(t, new_fd(), 1024, 20, 0);
+    uint64_t id = gate_conn_id(a);
+    cr_assert_eq(gate_conntab_get(t, id), a);
+    cr_assert_eq(gate_conntab_count(t), 1);
+    gate_conntab_remove(t, id);
+    cr_assert_null(gate_conntab_get(t, id));
+    gate_conn_t *b = gate_conntab_add(t, new_fd(), 1024, 20, 0);
+    cr_assert_neq(gate_conn_id(b), id, "the slot's next generation");
+    cr_assert_eq(gate_conn_id(b) & 0xffffffffu, id & 0xffffffffu, "the slot is reused");
+    cr_assert_null(gate_conntab_get(t, id));
+    cr_assert_null(gate_conntab_get(t, 0));
+    cr_assert_null(gate_conntab_get(t, 0xffffffffffffffffULL));
+    gate_conntab_destroy(&t);
+    cr_assert_null(t);
+}
+
+Test(conntab, binds_players_and_hands_back_the_replaced)
+{
+    gate_conntab_t *t = gate_conntab_new();
+    uint64_t a = gate_conn_id(gate_conntab_add(t, new_fd(), 1024, 20, 0));
+    uint64_t b = gate_conn_id(gate_conntab_add(t, new_fd(), 1024, 20, 0));
+    gate_conn_welcome(gate_conntab_get(t, a), 9, a);
+    cr_assert_eq(gate_conntab_bind(t, 9, a), 0);
+    cr_assert_eq(gate_conntab_player_conn(t, 9), a);
+    gate_conn_welcome(gate_conntab_get(t, b), 9, b);
+    cr_assert_eq(gate_conntab_bind(t, 9, b), a, "the old connection, to replace");
+    cr_assert_eq(gate_conntab_player_conn(t, 9), b);
+    gate_conntab_remove(t, a);
+    cr_assert_eq(gate_conntab_player_conn(t, 9), b, "removing the replaced one keeps the binding");
+    gate_conntab_remove(t, b);
+    cr_assert_eq(gate_conntab_player_conn(t, 9), 0);
+    cr_assert_eq(gate_conntab_players(t), 0);
+    gate_conntab_destroy(&t);
+}
+
+Test(conntab, iterates_and_survives_removal_while_iterating)
+{
+    gate_conntab_t *t = gate_conntab_new();
+    for (int i = 0; i < 100; i++)
+        gate_conntab_add(t, new_fd(), 1024, 20, 0);
+    size_t cursor = 0, seen = 0;
+    for (gate_conn_t *c; (c = gate_conntab_next(t, &cursor));) {
+        seen++;
+        gate_conntab_remove(t, gate_conn_id(c));
+    }
+    cr_assert_eq(seen, 100);
+    cr_assert_eq(gate_conntab_count(t), 0);
+    gate_conntab_destroy(&t);
+}
