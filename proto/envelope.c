@@ -107,7 +107,8 @@ int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out)
     msgpack_unpacked_init(&up);
     size_t off = 0;
     int rc = -1;
-    if (len > 0 && msgpack_unpack_next(&up, (const char *) buf, len, &off) == MSGPACK_UNPACK_SUCCESS
+    if (len > 0 && ts_pack_plausible(buf, len)
+        && msgpack_unpack_next(&up, (const char *) buf, len, &off) == MSGPACK_UNPACK_SUCCESS
         && off == len)
         rc = decode_array(&up.data, out);
     msgpack_unpacked_destroy(&up);

@@ -151,7 +151,8 @@ ts_error_t ts_msg_decode(const uint8_t *buf, size_t len, ts_dir_t dir, ts_msg_t 
     msgpack_unpacked_init(&up);
     size_t off = 0;
     ts_error_t rc = TS_BAD_FRAME;
-    if (len > 0 && msgpack_unpack_next(&up, (const char *) buf, len, &off) == MSGPACK_UNPACK_SUCCESS
+    if (len > 0 && ts_pack_plausible(buf, len)
+        && msgpack_unpack_next(&up, (const char *) buf, len, &off) == MSGPACK_UNPACK_SUCCESS
         && off == len)
         rc = decode_object(&up.data, dir, out);
     msgpack_unpacked_destroy(&up);

@@ -16,6 +16,14 @@ typedef struct {
     bool     overflow;
 } ts_fixbuf_t;
 
+/* True when buf[0..len) can hold what its msgpack headers announce: every
+ * array or map count at most the bytes left (each element takes at least
+ * one) and every string, bin and ext length within them. msgpack-c
+ * allocates a container's elements from its count before reading them, so
+ * a 10-byte frame claiming 16M elements would cost 400 MB; this walks the
+ * headers first, without allocating, and such a frame is refused. */
+bool ts_pack_plausible(const uint8_t *buf, size_t len);
+
 /* msgpack_packer write callback over a ts_fixbuf_t. */
 int ts_fixbuf_write(void *data, const char *bytes, size_t len);
 

@@ -201,3 +201,16 @@ Test(msg, encode_refuses_a_small_buffer)
     uint8_t buf[4];
     cr_assert_eq(ts_msg_encode(&m, buf, sizeof buf), 0);
 }
+
+Test(msg, hostile_counts_are_refused_before_any_allocation)
+{
+    ts_msg_t m;
+    /* an array32 claiming 16M elements in 6 bytes: msgpack-c would reserve 400 MB */
+    cr_assert_eq(decode_hex("dd00ffffff01", &m), TS_BAD_FRAME);
+    cr_assert_eq(decode_hex("ddffffffff01", &m), TS_BAD_FRAME);
+    cr_assert_eq(decode_hex("df00ffffff0101", &m), TS_BAD_FRAME, "map32");
+    cr_assert_eq(decode_hex("9310dc0fff", &m), TS_BAD_FRAME, "nested array16");
+    cr_assert_eq(decode_hex("c6ffffffff00", &m), TS_BAD_FRAME, "bin32 longer than the frame");
+    cr_assert_eq(decode_hex("dc0003100105", &m), TS_OK, "array16 whose count fits is fine");
+    cr_assert_eq(m.type, TS_SYNC);
+}
