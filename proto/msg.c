@@ -41,7 +41,8 @@ static bool get_text(const msgpack_object *obj, char *text)
     if (obj->type != MSGPACK_OBJECT_STR)
         return false;
     size_t n = obj->via.str.size < TS_TEXT_MAX - 1 ? obj->via.str.size : TS_TEXT_MAX - 1;
-    memcpy(text, obj->via.str.ptr, n);
+    if (n)   /* an empty str has no pointer */
+        memcpy(text, obj->via.str.ptr, n);
     text[n] = '\0';
     return true;
 }
@@ -70,7 +71,8 @@ static ts_error_t decode_hello(const msgpack_object *el, ts_hello_t *h)
         return TS_BAD_MESSAGE;
     h->has_token = true;
     h->token_len = el[4].via.bin.size;
-    memcpy(h->token, el[4].via.bin.ptr, h->token_len < TS_TOKEN_KEEP ? h->token_len : TS_TOKEN_KEEP);
+    if (h->token_len)   /* an empty bin has no pointer */
+        memcpy(h->token, el[4].via.bin.ptr, h->token_len < TS_TOKEN_KEEP ? h->token_len : TS_TOKEN_KEEP);
     return TS_OK;
 }
 

@@ -214,3 +214,16 @@ Test(msg, hostile_counts_are_refused_before_any_allocation)
     cr_assert_eq(decode_hex("dc0003100105", &m), TS_OK, "array16 whose count fits is fine");
     cr_assert_eq(m.type, TS_SYNC);
 }
+
+/* Found by fuzz_msg under UBSan: msgpack-c gives an empty str or bin no pointer. */
+Test(msg, empty_str_and_bin_decode)
+{
+    ts_msg_t m;
+    cr_assert_eq(decode_hex("950100012ac400", &m), TS_OK, "HELLO with a 0-byte token");
+    cr_assert(m.u.hello.has_token);
+    cr_assert_eq(m.u.hello.token_len, 0);
+    uint8_t buf[16];
+    size_t n = unhex("94200306a0", buf);
+    cr_assert_eq(ts_msg_decode(buf, n, TS_FROM_SERVER, &m), TS_OK, "ERROR with an empty text");
+    cr_assert_str_eq(m.u.error.text, "");
+}
