@@ -5,15 +5,18 @@
  *   offset = t2 - (t1 + up_fraction * delay)     (= ((t2-t1)+(t3-t4))/2 when symmetric)
  * A sample over max_rtt, or whose delay is too far above the filter's
  * minimum for the filter's spread (chrony's maxdelaydevratio), is rejected.
- * The clock filter keeps the last filter_size accepted samples and uses the
- * one with the least delay: queueing only ever adds delay, so the
- * least-delayed sample is the least wrong. Each newly chosen sample becomes
- * a point of a least-squares line, offset against local time, whose slope
- * is the frequency error; the estimate is the chosen offset carried forward
- * along it. What the game sees is slewed toward the estimate at max_slew,
- * so it never runs backwards, and stepped only forward and only past
- * step_us. A sustained rise of the delay over the filter's minimum is a new
- * path: the filter starts over with a burst. */
+ * The clock filter keeps the last filter_size accepted samples; its
+ * minimum-delay sample is the estimate at first (queueing only ever adds
+ * delay, so the least-delayed sample is the least wrong). Every sample
+ * whose delay is within the filter's spread of that minimum becomes a
+ * point of a line, offset against local time, fitted by least squares with
+ * more weight for less excess delay: its slope is the frequency error
+ * (drift), and its level averages the asymmetric jitter of many near-best
+ * samples away; once it has a few points the line is the estimate. What
+ * the game sees is slewed toward the estimate at max_slew, so it never runs
+ * backwards, and stepped only forward and only past step_us. A sustained
+ * rise of the delay over the filter's minimum is a new path: filter and
+ * line start over with a burst. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,8 @@
 #define PHI_KNOWN       15e-6    /* NTP's frequency tolerance once the drift is estimated */
 #define PHI_UNKNOWN     100e-6   /* a crystal's tolerance before */
 #define DEV_FLOOR_US    500.0    /* spread below this is measurement noise */
+#define FIT_POINTS      4        /* points before their line is the estimate */
+#define WEIGHT_FLOOR_US 2000.0   /* excess delay that counts as none, for weights */
 
 typedef struct {
     int64_t local;     /* local time of the exchange's middle */
@@ -41,6 +46,9 @@ struct ticksync_t {
     int      chosen;                        /* index in filter of the chosen sample, -1: none */
     double   freq;
     bool     freq_known;
+    bool     fitted;                        /* the points' line is the estimate */
+    int64_t  fit_local;                     /* the line: fit_offset at fit_local, slope freq */
+    double   fit_offset;
     int      rises;                         /* samples in a row over the path-change threshold */
     int      burst_left;
     int64_t  last_sent;
@@ -64,7 +72,7 @@ void ticksync_config_default(ticksync_config_t *c)
         .max_slew = 0.05,
         .step_us = 200000,
         .up_fraction = 0.5,
-        .drift_points = 16,
+        .drift_points = 64,
         .drift_min_span_us = 20000000,
         .path_change_us = 20000,
         .path_change_count = 6,
@@ -145,42 +153,62 @@ static double filter_spread(const ticksync_t *self)
     return sqrt(sq / self->nfilter);
 }
 
-/* Least squares of offset on local time over the points, each weighted by
- * 1/delay^2: a point's offset is only known to within its delay. */
-static void estimate_drift(ticksync_t *self)
+/* The points' line: a least-squares fit of offset on local time, each point
+ * weighted by 1/delay^2 (a point's offset is only known to within its
+ * delay). Its slope is the frequency error, once the points span
+ * drift_min_span; until then the slope stays what it was. Its level, the
+ * weighted mean, averages the asymmetric part of the chosen samples'
+ * jitter away; with fewer than FIT_POINTS points the chosen sample is used
+ * alone. */
+/* A point's offset is wrong by at most half its delay's excess over the
+ * least delay seen: the less excess, the more weight. */
+static double point_weight(const sample_t *p, int64_t dmin)
+{
+    double excess = (double) (p->delay - dmin) + WEIGHT_FLOOR_US;
+    return 1.0 / (excess * excess);
+}
+
+static void fit_points(ticksync_t *self)
 {
     int n = self->npoints;
-    if (n < 3)
+    self->fitted = false;
+    if (n < FIT_POINTS)
         return;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int i = 0; i < n; i++) {
         lo = self->points[i].local < lo ? self->points[i].local : lo;
         hi = self->points[i].local > hi ? self->points[i].local : hi;
     }
-    if (hi - lo < self->cfg.drift_min_span_us)
-        return;
+    int64_t dmin = INT64_MAX;
+    for (int i = 0; i < n; i++)
+        dmin = self->points[i].delay < dmin ? self->points[i].delay : dmin;
     double sw = 0, mt = 0, mo = 0;
     for (int i = 0; i < n; i++) {
         const sample_t *p = &self->points[i];
-        double w = 1.0 / ((double) p->delay * (double) p->delay + 1.0);
+        double w = point_weight(p, dmin);
         sw += w;
         mt += w * (double) (p->local - lo);
         mo += w * p->offset;
     }
     mt /= sw;
     mo /= sw;
-    double stt = 0, sto = 0;
-    for (int i = 0; i < n; i++) {
-        const sample_t *p = &self->points[i];
-        double w = 1.0 / ((double) p->delay * (double) p->delay + 1.0), dt = (double) (p->local - lo) - mt;
-        stt += w * dt * dt;
-        sto += w * dt * (p->offset - mo);
+    if (hi - lo >= self->cfg.drift_min_span_us) {
+        double stt = 0, sto = 0;
+        for (int i = 0; i < n; i++) {
+            const sample_t *p = &self->points[i];
+            double w = point_weight(p, dmin), dt = (double) (p->local - lo) - mt;
+            stt += w * dt * dt;
+            sto += w * dt * (p->offset - mo);
+        }
+        if (stt > 0) {
+            double f = sto / stt;
+            self->freq = f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
+            self->freq_known = true;
+        }
     }
-    if (stt <= 0)
-        return;
-    double f = sto / stt;
-    self->freq = f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
-    self->freq_known = true;
+    self->fit_local = lo + (int64_t) llround(mt);
+    self->fit_offset = mo;
+    self->fitted = true;
 }
 
 static void choose(ticksync_t *self)
@@ -190,24 +218,32 @@ static void choose(ticksync_t *self)
         if (self->filter[i].delay < self->filter[best].delay
             || (self->filter[i].delay == self->filter[best].delay && self->filter[i].local > self->filter[best].local))
             best = i;
-    const sample_t *was = chosen(self);
-    bool fresh = !was || was->local != self->filter[best].local || self->npoints == 0;
     self->chosen = best;
+}
+
+/* A sample near the filter's minimum delay (within the filter's spread)
+ * is as good as the minimum: it becomes a point of the line, so the line
+ * averages many of them and follows drift between new minima. */
+static void add_point(ticksync_t *self, const sample_t *s)
+{
     /* a filter of one or two samples may hold nothing but a spike */
     int trusted = self->cfg.synced_samples < self->cfg.filter_size ? self->cfg.synced_samples : self->cfg.filter_size;
-    if (fresh && self->nfilter >= trusted) {
-        self->points[self->points_next] = self->filter[best];
-        self->points_next = (self->points_next + 1) % self->cfg.drift_points;
-        if (self->npoints < self->cfg.drift_points)
-            self->npoints++;
-        estimate_drift(self);
-    }
+    double spread = filter_spread(self);
+    if (self->nfilter < trusted
+        || (double) (s->delay - filter_min_delay(self)) > (spread > DEV_FLOOR_US ? spread : DEV_FLOOR_US))
+        return;
+    self->points[self->points_next] = *s;
+    self->points_next = (self->points_next + 1) % self->cfg.drift_points;
+    if (self->npoints < self->cfg.drift_points)
+        self->npoints++;
+    fit_points(self);
 }
 
 static void reset_filter(ticksync_t *self)
 {
     self->nfilter = self->filter_next = 0;
     self->npoints = self->points_next = 0;
+    self->fitted = false;
     self->chosen = -1;
     self->rises = 0;
     self->burst_left = self->cfg.burst;
@@ -250,6 +286,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     if (self->nfilter < self->cfg.filter_size)
         self->nfilter++;
     choose(self);
+    add_point(self, &s);
     self->stats.accepted++;
     return TICKSYNC_ACCEPTED;
 }
@@ -258,6 +295,8 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
 
 static double target_offset(const ticksync_t *self, int64_t local)
 {
+    if (self->fitted)
+        return self->fit_offset + self->freq * (double) (local - self->fit_local);
     const sample_t *c = chosen(self);
     return c ? c->offset + self->freq * (double) (local - c->local) : 0;
 }

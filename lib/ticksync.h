@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define TICKSYNC_FILTER_MAX 32   /* most samples in the clock filter */
-#define TICKSYNC_POINTS_MAX 32   /* most points in the drift regression */
+#define TICKSYNC_POINTS_MAX 64   /* most points in the drift regression */
 
 /* ---- the estimator ---------------------------------------------------- */
 
@@ -49,7 +49,7 @@ typedef struct {
     double  max_slew;            /* correction per second of local time, at most (0.05 = 50 ms/s) */
     int64_t step_us;             /* a forward error larger than this is stepped, not slewed (200000) */
     double  up_fraction;         /* share of the round trip on the way up; 0.5 is symmetric */
-    int     drift_points;        /* filtered points the frequency regression uses (16) */
+    int     drift_points;        /* near-minimum samples the offset and frequency line is fitted to (64) */
     int64_t drift_min_span_us;   /* no frequency estimate before the points span this (20 s) */
     int64_t path_change_us;      /* a delay rise over the filter's minimum by this much ... (20000) */
     int     path_change_count;   /* ... in this many samples in a row resets the filter (6) */

@@ -1,0 +1,325 @@
+/* bench/loadgen.c - load for the benchmarks: many raw PROTOCOL.md clients
+ * on one epoll loop.
+ *
+ *   ticksync-loadgen --target 127.0.0.1:7700 --conns 200 --window 4 --duration-s 10
+ *       complete two-sided exchanges as fast as they go: each connection
+ *       keeps `window` exchanges in flight (SYNC, SYNC_REPLY, SYNC_ACK at
+ *       once, SYNC_RESULT), and the summary gives exchanges per second and
+ *       the percentiles of t3 - t2 read off every SYNC_REPLY.
+ *   --rate R      paces SYNCs to R per second in all (window 1), for the
+ *                 time-inside-the-server percentiles at a given load.
+ *   --echo        the same SYNC frames against bench/echo: frames back per second.
+ *   --hold-s S    log in, one exchange each, then hold every connection S
+ *                 seconds (the concurrency benchmark reads RSS meanwhile).
+ *   --sources A,B source addresses to spread connections over (127.0.0.x),
+ *                 since one address has ~28k ephemeral ports.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "clock.h"
+#include "config.h"
+#include "frame.h"
+#include "msg.h"
+
+static const ts_setting_t settings[] = {
+    { "target", TS_SET_STR, "127.0.0.1:7700", "gate (or echo) address, HOST:PORT", 0, 0 },
+    { "conns", TS_SET_INT, "100", "connections", 1, 2000000 },
+    { "window", TS_SET_INT, "4", "exchanges in flight per connection", 1, 30 },
+    { "duration-s", TS_SET_INT, "10", "seconds of measurement", 1, 100000 },
+    { "warmup-s", TS_SET_INT, "1", "seconds before measuring", 0, 1000 },
+    { "rate", TS_SET_INT, "0", "paced SYNCs per second in all (0: as fast as possible)", 0, 100000000 },
+    { "echo", TS_SET_BOOL, "false", "target is bench/echo: count frames back", 0, 0 },
+    { "hold-s", TS_SET_INT, "0", "log in, one exchange each, then hold the connections this long", 0, 100000 },
+    { "first-player", TS_SET_INT, "1", "player id of the first connection", 1, 1L << 62 },
+    { "sources", TS_SET_STR, "127.0.0.1", "source addresses, comma-separated", 0, 0 },
+    { "json", TS_SET_BOOL, "false", "summary as JSON", 0, 0 },
+};
+
+typedef struct {
+    int          fd;
+    ts_framer_t *framer;
+    uint64_t     player, next_seq;
+    int          inflight;
+    bool         welcomed, idle;
+    uint8_t      out[2048];
+    size_t       out_len;
+} conn_t;
+
+typedef struct {
+    conn_t   *c;
+    int       n, ep, window;
+    bool      echo, measuring;
+    uint64_t  exchanges, frames, errors;
+    uint64_t *inside;          /* t3 - t2 histogram, 1 µs buckets up to 100 ms */
+    int      *idle;            /* paced mode: connections ready for a SYNC */
+    int       nidle;
+} lg_t;
+
+#define INSIDE_MAX 100000
+
+static void queue_msg(lg_t *g, conn_t *c, const ts_msg_t *m)
+{
+    uint8_t body[256];
+    size_t n = ts_msg_encode(m, body, sizeof body);
+    if (!n || c->out_len + TS_FRAME_HEADER + n > sizeof c->out) {
+        g->errors++;
+        return;
+    }
+    ts_frame_put_header(c->out + c->out_len, (uint32_t) n);
+    memcpy(c->out + c->out_len + TS_FRAME_HEADER, body, n);
+    c->out_len += TS_FRAME_HEADER + n;
+}
+
+static void flush_out(conn_t *c)
+{
+    size_t done = 0;
+    while (done < c->out_len) {
+        ssize_t w = send(c->fd, c->out + done, c->out_len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w <= 0)
+            break;
+        done += (size_t) w;
+    }
+    memmove(c->out, c->out + done, c->out_len - done);
+    c->out_len -= done;
+}
+
+static void send_sync(lg_t *g, conn_t *c)
+{
+    ts_msg_t m = { .type = TS_SYNC, .seq = c->next_seq++ };
+    m.u.sync.t1 = ts_clock_mono_us();
+    queue_msg(g, c, &m);
+    c->inflight++;
+}
+
+static void on_frame(lg_t *g, int i, const uint8_t *body, size_t len)
+{
+    conn_t *c = &g->c[i];
+    if (g->echo) {
+        if (g->measuring)
+            g->frames++;
+        send_sync(g, c);   /* bounce the next one */
+        return;
+    }
+    ts_msg_t m;
+    if (ts_msg_decode(body, len, TS_FROM_SERVER, &m) != TS_OK) {
+        g->errors++;
+        return;
+    }
+    if (m.type == TS_WELCOME) {
+        c->welcomed = true;
+        if (g->idle)
+            g->idle[g->nidle++] = i;
+        else
+            for (int k = 0; k < g->window; k++)
+                send_sync(g, c);
+    } else if (m.type == TS_SYNC_REPLY) {
+        if (g->measuring) {
+            int64_t inside = m.u.sync_reply.t3 - m.u.sync_reply.t2;
+            g->inside[inside < 0 ? 0 : inside >= INSIDE_MAX ? INSIDE_MAX - 1 : inside]++;
+        }
+        ts_msg_t ack = { .type = TS_SYNC_ACK, .seq = m.seq };
+        ack.u.sync_ack.t4 = ack.u.sync_ack.t5 = ts_clock_mono_us();
+        queue_msg(g, c, &ack);
+    } else if (m.type == TS_SYNC_RESULT) {
+        c->inflight--;
+        if (g->measuring)
+            g->exchanges++;
+        if (g->idle)
+            g->idle[g->nidle++] = i;
+        else
+            send_sync(g, c);
+    } else if (m.type == TS_ERROR) {
+        g->errors++;
+        c->inflight--;
+        if (g->idle)
+            g->idle[g->nidle++] = i;
+        else
+            send_sync(g, c);
+    }
+}
+
+static void on_readable(lg_t *g, int i)
+{
+    conn_t *c = &g->c[i];
+    uint8_t buf[16384];
+    for (;;) {
+        ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n <= 0)
+            break;
+        for (size_t at = 0; at < (size_t) n;) {
+            size_t used, len;
+            const uint8_t *body;
+            int rc = ts_framer_feed(c->framer, buf + at, (size_t) n - at, &used, &body, &len);
+            at += used;
+            if (rc < 0) {
+                g->errors++;
+                return;
+            }
+            if (rc == TS_FRAME_READY)
+                on_frame(g, i, body, len);
+        }
+    }
+    flush_out(c);
+}
+
+static int open_conns(lg_t *g, const ts_config_t *cfg)
+{
+    struct sockaddr_storage target;
+    socklen_t tlen;
+    char err[TS_ADDR_ERR_LEN];
+    if (ts_addr_parse(ts_config_str(cfg, "target"), &target, &tlen, err) < 0) {
+        fprintf(stderr, "ticksync-loadgen: %s\n", err);
+        return -1;
+    }
+    char sources[1024];
+    snprintf(sources, sizeof sources, "%s", ts_config_str(cfg, "sources"));
+    struct in_addr src[64];
+    int nsrc = 0;
+    for (char *save = NULL, *s = strtok_r(sources, ",", &save); s && nsrc < 64; s = strtok_r(NULL, ",", &save))
+        if (inet_pton(AF_INET, s, &src[nsrc]) == 1)
+            nsrc++;
+    uint64_t first = (uint64_t) ts_config_int(cfg, "first-player");
+    for (int i = 0; i < g->n; i++) {
+        conn_t *c = &g->c[i];
+        c->fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in from = { .sin_family = AF_INET, .sin_addr = src[i % (nsrc ? nsrc : 1)] };
+        int one = 1;
+        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (c->fd < 0 || (nsrc && bind(c->fd, (struct sockaddr *) &from, sizeof from) < 0)
+            || connect(c->fd, (struct sockaddr *) &target, tlen) < 0) {
+            fprintf(stderr, "ticksync-loadgen: connection %d: %s\n", i, strerror(errno));
+            return -1;
+        }
+        c->framer = ts_framer_new();
+        c->player = first + (uint64_t) i;
+        c->next_seq = 1;
+        struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t) i };
+        epoll_ctl(g->ep, EPOLL_CTL_ADD, c->fd, &ev);
+        if (g->echo) {
+            for (int k = 0; k < g->window; k++)
+                send_sync(g, c);
+        } else {
+            ts_msg_t h = { .type = TS_HELLO };
+            h.u.hello.version = 1;
+            h.u.hello.player_id = c->player;
+            queue_msg(g, c, &h);
+        }
+        flush_out(c);
+    }
+    return 0;
+}
+
+static double pct_inside(const lg_t *g, double p)
+{
+    uint64_t total = 0, seen = 0;
+    for (int i = 0; i < INSIDE_MAX; i++)
+        total += g->inside[i];
+    if (!total)
+        return 0;
+    uint64_t rank = (uint64_t) ceil(p / 100 * (double) total);
+    for (int i = 0; i < INSIDE_MAX; i++)
+        if ((seen += g->inside[i]) >= rank)
+            return i;
+    return INSIDE_MAX;
+}
+
+int main(int argc, char **argv)
+{
+    ts_config_t *cfg = ts_config_new("ticksync-loadgen", "[options]", "Load for the ticksync benchmarks.", settings,
+                                     sizeof settings / sizeof settings[0]);
+    ts_config_rc_t rc = ts_config_load(cfg, argc, argv);
+    if (rc != TS_CONFIG_OK) {
+        ts_config_destroy(&cfg);
+        return rc == TS_CONFIG_EXIT ? 0 : 2;
+    }
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0) {
+        r.rlim_cur = r.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &r);
+    }
+    lg_t g = { .n = (int) ts_config_int(cfg, "conns"), .window = (int) ts_config_int(cfg, "window"),
+               .echo = ts_config_bool(cfg, "echo") };
+    long rate = ts_config_int(cfg, "rate"), hold = ts_config_int(cfg, "hold-s");
+    g.c = calloc((size_t) g.n, sizeof *g.c);
+    g.inside = calloc(INSIDE_MAX, sizeof *g.inside);
+    if (rate > 0 || hold > 0)
+        g.idle = calloc((size_t) g.n, sizeof *g.idle);
+    g.ep = epoll_create1(0);
+    if (!g.c || !g.inside || open_conns(&g, cfg) < 0)
+        return 1;
+    int64_t start = ts_clock_mono_us(), warm = start + ts_config_int(cfg, "warmup-s") * 1000000;
+    int64_t end = warm + (hold > 0 ? hold : ts_config_int(cfg, "duration-s")) * 1000000, measured_from = 0;
+    double released = 0;
+    struct epoll_event evs[512];
+    for (int64_t now = start; now < end; now = ts_clock_mono_us()) {
+        if (!g.measuring && now >= warm) {
+            g.measuring = true;
+            measured_from = now;
+        }
+        if (rate > 0 && g.measuring) {   /* paced: release SYNCs to idle connections */
+            double due = (double) (now - measured_from) * (double) rate / 1e6;
+            while (released < due && g.nidle > 0) {
+                conn_t *c = &g.c[g.idle[--g.nidle]];
+                send_sync(&g, c);
+                flush_out(c);
+                released++;
+            }
+        } else if (hold > 0) {   /* one exchange each, then quiet */
+            while (g.nidle > 0) {
+                conn_t *c = &g.c[g.idle[--g.nidle]];
+                if (!c->idle) {
+                    c->idle = true;
+                    send_sync(&g, c);
+                    flush_out(c);
+                }
+            }
+        }
+        int n = epoll_wait(g.ep, evs, 512, rate > 0 ? 1 : 50);
+        for (int i = 0; i < n; i++)
+            on_readable(&g, (int) evs[i].data.u32);
+    }
+    double secs = (double) (ts_clock_mono_us() - measured_from) / 1e6;
+    int welcomed = 0;
+    for (int i = 0; i < g.n; i++)
+        welcomed += g.c[i].welcomed;
+    json_t *out = json_pack("{s:i,s:i,s:i,s:f,s:f,s:f,s:I,s:{s:f,s:f,s:f,s:f}}", "conns", g.n, "welcomed", welcomed,
+                            "window", g.window, "seconds", secs, "exchanges_per_s", (double) g.exchanges / secs,
+                            "frames_per_s", (double) g.frames / secs, "errors", (json_int_t) g.errors,
+                            "inside_us", "p50", pct_inside(&g, 50), "p90", pct_inside(&g, 90), "p99", pct_inside(&g, 99),
+                            "p999", pct_inside(&g, 99.9));
+    if (ts_config_bool(cfg, "json")) {
+        char *s = json_dumps(out, JSON_COMPACT);
+        puts(s);
+        free(s);
+    } else if (g.echo) {
+        printf("echo: %d conns, window %d: %.0f frames back per second\n", g.n, g.window, (double) g.frames / secs);
+    } else {
+        printf("ticksync: %d conns (%d welcomed), window %d: %.0f exchanges/s; t3-t2 p50 %.0f p90 %.0f p99 %.0f "
+               "p99.9 %.0f us; %llu errors\n",
+               g.n, welcomed, g.window, (double) g.exchanges / secs, pct_inside(&g, 50), pct_inside(&g, 90),
+               pct_inside(&g, 99), pct_inside(&g, 99.9), (unsigned long long) g.errors);
+    }
+    json_decref(out);
+    for (int i = 0; i < g.n; i++) {
+        close(g.c[i].fd);
+        ts_framer_destroy(&g.c[i].framer);
+    }
+    free(g.c);
+    free(g.inside);
+    free(g.idle);
+    ts_config_destroy(&cfg);
+    return 0;
+}
