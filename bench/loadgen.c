@@ -45,6 +45,7 @@ static const ts_setting_t settings[] = {
     { "hold-s", TS_SET_INT, "0", "log in, one exchange each, then hold the connections this long", 0, 100000 },
     { "first-player", TS_SET_INT, "1", "player id of the first connection", 1, 1L << 62 },
     { "sources", TS_SET_STR, "127.0.0.1", "source addresses, comma-separated", 0, 0 },
+    { "exchanges", TS_SET_INT, "0", "stop after this many exchanges (or frames back with --echo); 0: by time", 0, 1L << 40 },
     { "json", TS_SET_BOOL, "false", "summary as JSON", 0, 0 },
 };
 
@@ -253,6 +254,7 @@ int main(int argc, char **argv)
     lg_t g = { .n = (int) ts_config_int(cfg, "conns"), .window = (int) ts_config_int(cfg, "window"),
                .echo = ts_config_bool(cfg, "echo") };
     long rate = ts_config_int(cfg, "rate"), hold = ts_config_int(cfg, "hold-s");
+    uint64_t stop_after = (uint64_t) ts_config_int(cfg, "exchanges");
     g.c = calloc((size_t) g.n, sizeof *g.c);
     g.inside = calloc(INSIDE_MAX, sizeof *g.inside);
     if (rate > 0 || hold > 0)
@@ -260,11 +262,13 @@ int main(int argc, char **argv)
     g.ep = epoll_create1(0);
     if (!g.c || !g.inside || open_conns(&g, cfg) < 0)
         return 1;
-    int64_t start = ts_clock_mono_us(), warm = start + ts_config_int(cfg, "warmup-s") * 1000000;
+    int64_t start = ts_clock_mono_us(), warm = start + (stop_after ? 0 : ts_config_int(cfg, "warmup-s") * 1000000);
     int64_t end = warm + (hold > 0 ? hold : ts_config_int(cfg, "duration-s")) * 1000000, measured_from = 0;
     double released = 0;
     struct epoll_event evs[512];
-    for (int64_t now = start; now < end; now = ts_clock_mono_us()) {
+    for (int64_t now = start; now < end || stop_after; now = ts_clock_mono_us()) {
+        if (stop_after && (g.echo ? g.frames : g.exchanges) >= stop_after)
+            break;
         if (!g.measuring && now >= warm) {
             g.measuring = true;
             measured_from = now;

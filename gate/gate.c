@@ -58,6 +58,7 @@ typedef struct {
     ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full;
     ts_metric_t *inside;
     ts_metric_t *udp_in, *udp_dropped[GATE_UDP_VERDICTS];
+    ts_metric_t *inflight_depth, *ready_depth, *closing_depth;
 } gate_metrics_t;
 
 struct gate_t {
@@ -108,6 +109,9 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
     m->inside = ts_metrics_histogram(reg, "ticksync_gate_inside_seconds", "time inside the server, t3 - t2",
                                      NULL, bounds, sizeof bounds / sizeof bounds[0]);
     m->udp_in = ts_metrics_counter(reg, "ticksync_gate_udp_datagrams_total", "UDP datagrams admitted", NULL);
+    m->inflight_depth = ts_metrics_gauge(reg, "ticksync_gate_inflight_syncs", "SYNCs forwarded to a shard and not yet answered", NULL);
+    m->ready_depth = ts_metrics_gauge(reg, "ticksync_gate_ready_connections", "connections with input waiting for their next share of the loop", NULL);
+    m->closing_depth = ts_metrics_gauge(reg, "ticksync_gate_closing_connections", "connections lingering after their last words", NULL);
     for (int v = 1; v < GATE_UDP_VERDICTS; v++) {
         char l[48];
         snprintf(l, sizeof l, "reason=\"%s\"", gate_udp_verdict_name((gate_udp_verdict_t) v));
@@ -660,6 +664,9 @@ static void log_client_errors(gate_t *g, int64_t now)
 static void tick(gate_t *g, int64_t now)
 {
     log_client_errors(g, now);
+    ts_metric_set(g->m.inflight_depth, (int64_t) g->if_len);
+    ts_metric_set(g->m.ready_depth, (int64_t) g->nready);
+    ts_metric_set(g->m.closing_depth, (int64_t) g->nclosing);
     gate_shards_tick(g->shards, now);
     atomic_store(&g->shards_up, gate_shards_up_count(g->shards, now));
     expire_inflight(g, now);

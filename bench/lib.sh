@@ -1,0 +1,49 @@
+# bench/lib.sh - sourced by the benchmark scripts: the stack as plain
+# processes on loopback, started and stopped around a measurement.
+#   BUILD (default build), BASE (default 23700) and WORK (a temp folder).
+BUILD=${BUILD:-build}
+BASE=${BASE:-23700}
+WORK=${WORK:-$(mktemp -d /tmp/ts-bench-XXXXXX)}
+GATE_PID= SCENE_PID= ECHO_PID=
+[ -x "$BUILD/bench/ticksync-loadgen" ] || bash deploy/build.sh "$BUILD" >/dev/null
+
+wait_http() { for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.1; done; return 1; }
+
+start_stack() {   # more gate flags
+  ulimit -n "$(ulimit -Hn)"
+  rm -f "$WORK"/scene.db*
+  ${SCENE_WRAP:-} "$BUILD/scene/ticksync-scene" --bind "tcp://127.0.0.1:$((BASE + 10))" --admin "127.0.0.1:$((BASE + 11))" \
+    --db "$WORK/scene.db" --log-level warn ${SCENE_FLAGS:-} 2>>"$WORK/scene.log" &
+  SCENE_PID=$!
+  wait_http $((BASE + 11))
+  ${GATE_WRAP:-} "$BUILD/gate/ticksync-gate" --listen "127.0.0.1:$BASE" --scenes "tcp://127.0.0.1:$((BASE + 10))" \
+    --metrics "127.0.0.1:$((BASE + 12))" --sync-rate 1000000 --log-level warn "$@" 2>>"$WORK/gate.log" &
+  GATE_PID=$!
+  wait_http $((BASE + 12))
+}
+
+stop_stack() {
+  [ -n "$GATE_PID" ] && kill -TERM "$GATE_PID" 2>/dev/null && wait "$GATE_PID" 2>/dev/null || true
+  [ -n "$SCENE_PID" ] && kill -TERM "$SCENE_PID" 2>/dev/null && wait "$SCENE_PID" 2>/dev/null || true
+  GATE_PID= SCENE_PID=
+}
+
+start_echo() {
+  ulimit -n "$(ulimit -Hn)"
+  ${ECHO_WRAP:-} "$BUILD/bench/ticksync-echo" "127.0.0.1:$((BASE + 20))" &
+  ECHO_PID=$!
+  for _ in $(seq 1 50); do (exec 3<>/dev/tcp/127.0.0.1/$((BASE + 20))) 2>/dev/null && return 0; sleep 0.1; done
+}
+
+stop_echo() { [ -n "$ECHO_PID" ] && kill -TERM "$ECHO_PID" 2>/dev/null && wait "$ECHO_PID" 2>/dev/null || true; ECHO_PID=; }
+
+loadgen() { "$BUILD/bench/ticksync-loadgen" "$@"; }
+
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+
+machine() {
+  echo "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))," \
+       "$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(date -u +%F)"
+}
+
+trap 'stop_stack; stop_echo; rm -rf "$WORK"' EXIT

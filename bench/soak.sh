@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bench/soak.sh - the soak: PLAYERS (10k) connected players exchanging at
+# RATE in all (half the maximum, measured first unless given) for MINUTES
+# (30). Every 10 s it records the RSS and open fds of gate and scene, then
+# plots them to bench/plots/soak.png and says whether they stayed flat
+# (last third against the first third after warm-up, within 10%).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+players=${PLAYERS:-10000} minutes=${MINUTES:-30}
+echo "machine: $(machine)"
+start_stack
+rate=${RATE:-}
+if [ -z "$rate" ]; then
+  max=$(loadgen --target "127.0.0.1:$BASE" --conns 400 --window 4 --duration-s 10 --json --first-player 5000000 |
+        sed -n 's/.*"exchanges_per_s": *\([0-9.]*\).*/\1/p' | cut -d. -f1)
+  rate=$((max / 2))
+fi
+echo "soak: $players players, $rate exchanges/s in all, $minutes minutes"
+loadgen --target "127.0.0.1:$BASE" --conns "$players" --rate "$rate" --duration-s $((minutes * 60)) --warmup-s 0 \
+  --sources "$(seq -s, -f '127.0.0.%g' 1 4)" >"$WORK/lg.out" &
+lg=$!
+csv=bench/plots/soak.csv
+echo "# seconds gate_rss_kib scene_rss_kib gate_fds scene_fds" >"$csv"
+t0=$SECONDS
+while kill -0 $lg 2>/dev/null; do
+  echo "$((SECONDS - t0)) $(rss_kb "$GATE_PID") $(rss_kb "$SCENE_PID") $(ls /proc/"$GATE_PID"/fd | wc -l) $(ls /proc/"$SCENE_PID"/fd | wc -l)" >>"$csv"
+  sleep 10
+done
+cat "$WORK/lg.out"
+stop_stack
+gnuplot <<PLOT
+set terminal png size 1100,500
+set output "bench/plots/soak.png"
+set title "soak: $players players at $rate exchanges/s for $minutes min"
+set xlabel "seconds"
+set ylabel "RSS, MiB"
+set y2label "open fds"
+set y2tics
+set yrange [0:*]
+set y2range [0:*]
+set grid
+plot "$csv" using 1:(\$2/1024) with lines title "gate RSS", "$csv" using 1:(\$3/1024) with lines title "scene RSS", \
+     "$csv" using 1:4 axes x1y2 with lines dashtype 2 title "gate fds", "$csv" using 1:5 axes x1y2 with lines dashtype 2 title "scene fds"
+PLOT
+awk 'NR > 1 { n++; t[n] = $0 } END {
+  a = int(n / 3); split(t[a > 0 ? a : 1], f); split(t[n], l)
+  printf "after warm-up: gate RSS %d -> %d KiB, scene RSS %d -> %d KiB, fds %d/%d -> %d/%d\n", f[2], l[2], f[3], l[3], f[4], f[5], l[4], l[5]
+  flat = l[2] <= f[2] * 1.1 && l[3] <= f[3] * 1.1 && l[4] <= f[4] + 5 && l[5] <= f[5] + 5
+  print flat ? "flat: yes" : "flat: NO" }' "$csv"
