@@ -109,7 +109,7 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
     m->inside = ts_metrics_histogram(reg, "ticksync_gate_inside_seconds", "time inside the server, t3 - t2",
                                      NULL, bounds, sizeof bounds / sizeof bounds[0]);
     m->udp_in = ts_metrics_counter(reg, "ticksync_gate_udp_datagrams_total", "UDP datagrams admitted", NULL);
-    m->inflight_depth = ts_metrics_gauge(reg, "ticksync_gate_inflight_syncs", "SYNCs forwarded to a shard and not yet answered", NULL);
+    m->inflight_depth = ts_metrics_gauge(reg, "ticksync_gate_inflight_syncs", "SYNC deadlines being watched: SYNCs forwarded to shards within the last second", NULL);
     m->ready_depth = ts_metrics_gauge(reg, "ticksync_gate_ready_connections", "connections with input waiting for their next share of the loop", NULL);
     m->closing_depth = ts_metrics_gauge(reg, "ticksync_gate_closing_connections", "connections lingering after their last words", NULL);
     for (int v = 1; v < GATE_UDP_VERDICTS; v++) {
