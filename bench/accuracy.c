@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prng.h"
 #include "seeds.h"
 #include "ticksync.h"
 
@@ -63,12 +64,7 @@ static uint64_t rng;
 
 static double uniform(void)
 {
-    rng += 0x9e3779b97f4a7c15ULL;
-    uint64_t z = rng;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return (double) (z >> 11) / 9007199254740992.0;
+    return ts_prng_uniform(&rng);
 }
 
 static double jitter(const trace_t *t)

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "prng.h"
 #include "ticksync.h"
 
 /* ---- a simulated client and path --------------------------------------- */
@@ -24,12 +25,7 @@ typedef struct {
 
 static double uniform(path_t *p)
 {
-    p->rng += 0x9e3779b97f4a7c15ULL;
-    uint64_t z = p->rng;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return (double) (z >> 11) / 9007199254740992.0;
+    return ts_prng_uniform(&p->rng);
 }
 
 static double jitter(path_t *p)

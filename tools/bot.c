@@ -31,6 +31,7 @@
 #include "delayq.h"
 #include "frame.h"
 #include "msg.h"
+#include "prng.h"
 #include "ticksync.h"
 #include "token.h"
 
@@ -106,12 +107,7 @@ static void on_signal(int sig)
 
 static double uniform(bot_t *b)
 {
-    b->rng += 0x9e3779b97f4a7c15ULL;
-    uint64_t z = b->rng;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return (double) (z >> 11) / 9007199254740992.0;
+    return ts_prng_uniform(&b->rng);
 }
 
 static double draw(bot_t *b, range_t r)
