@@ -68,6 +68,7 @@ struct gate_t {
     int              ep, listen_fd, signal_fd, udp_fd;
     gate_conntab_t  *conns;
     gate_shards_t   *shards;
+    ts_decoder_t    *dec;             /* client messages are decoded into this */
     _Atomic int      shards_up;
     inflight_t      *inflight;        /* FIFO ring, deadlines ascending */
     size_t           if_head, if_len, if_size;
@@ -139,9 +140,10 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     register_metrics(g, metrics);
     int64_t now = ts_clock_mono_us();
     g->conns = gate_conntab_new();
+    g->dec = ts_decoder_new();
     g->shards = gate_shards_new(opt->scenes, log, now, err);
     g->ep = epoll_create1(EPOLL_CLOEXEC);
-    if (!g->conns || !g->shards || g->ep < 0) {
+    if (!g->conns || !g->shards || !g->dec || g->ep < 0) {
         if (g->shards)
             snprintf(err, 256, "out of memory");
         gate_destroy(&g);
@@ -174,6 +176,7 @@ void gate_destroy(gate_t **self_p)
         return;
     gate_t *g = *self_p;
     gate_conntab_destroy(&g->conns);
+    ts_decoder_destroy(&g->dec);
     gate_shards_destroy(&g->shards);
     if (g->listen_fd >= 0)
         close(g->listen_fd);
@@ -429,7 +432,7 @@ static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t no
 static void on_frame(gate_t *g, gate_conn_t *c, const uint8_t *body, size_t len, int64_t t2, int64_t now)
 {
     ts_msg_t m;
-    ts_error_t rc = ts_msg_decode(body, len, TS_FROM_CLIENT, &m);
+    ts_error_t rc = ts_msg_decode_with(g->dec, body, len, TS_FROM_CLIENT, &m);
     if (rc != TS_OK) {
         send_error(g, c, rc == TS_BAD_FRAME ? 0 : m.seq, rc);
         return;
@@ -515,7 +518,7 @@ static void on_datagrams(gate_t *g)
             return;
         gate_conn_t *c = NULL;
         ts_msg_t m;
-        gate_udp_verdict_t v = gate_udp_admit(g->conns, buf, (size_t) n, &from, &c, &m);
+        gate_udp_verdict_t v = gate_udp_admit(g->conns, g->dec, buf, (size_t) n, &from, &c, &m);
         if (v != GATE_UDP_OK) {
             ts_metric_add(g->m.udp_dropped[v], 1);
             continue;

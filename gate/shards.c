@@ -23,6 +23,7 @@ struct gate_shards_t {
     shard_t  *shards;
     int       count;
     ts_log_t *log;
+    ts_decoder_t *dec;   /* replies are decoded into this, one after another */
 };
 
 static int open_shard(shard_t *s, const char *endpoint, int64_t now_us, char *err)
@@ -62,6 +63,7 @@ gate_shards_t *gate_shards_new(const char *endpoints, ts_log_t *log, int64_t now
         return NULL;
     }
     self->log = log;
+    self->dec = ts_decoder_new();
     int n = 1;
     for (const char *p = list; *p; p++)
         n += *p == ',';
@@ -75,7 +77,10 @@ gate_shards_t *gate_shards_new(const char *endpoints, ts_log_t *log, int64_t now
         }
     }
     free(list);
-    if (self->count == 0) {
+    if (!self->dec) {
+        snprintf(err, 256, "out of memory");
+        gate_shards_destroy(&self);
+    } else if (self->count == 0) {
         snprintf(err, 256, "no scene endpoints given");
         gate_shards_destroy(&self);
     }
@@ -92,6 +97,7 @@ void gate_shards_destroy(gate_shards_t **self_p)
         free(self->shards[i].endpoint);
     }
     free(self->shards);
+    ts_decoder_destroy(&self->dec);
     free(self);
     *self_p = NULL;
 }
@@ -143,7 +149,7 @@ int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us)
             if (zmq_getsockopt(s->handle, ZMQ_RCVMORE, &more, &sz) != 0)
                 more = 0;
         }
-        if (multipart || (size_t) n > sizeof buf || ts_env_decode(buf, (size_t) n, env) < 0)
+        if (multipart || (size_t) n > sizeof buf || ts_env_decode_with(self->dec, buf, (size_t) n, env) < 0)
             return -1;
         if (env->kind == TS_ENV_PONG) {
             if (env->seq <= s->nonce && env->seq + 5 > s->nonce)   /* recent enough */

@@ -5,7 +5,7 @@
 
 #include "datagram.h"
 
-gate_udp_verdict_t gate_udp_admit(const gate_conntab_t *conns, const uint8_t *dgram, size_t len,
+gate_udp_verdict_t gate_udp_admit(const gate_conntab_t *conns, ts_decoder_t *dec, const uint8_t *dgram, size_t len,
                                   const struct sockaddr_storage *from, gate_conn_t **conn, ts_msg_t *msg)
 {
     ts_dgram_t d;
@@ -18,7 +18,7 @@ gate_udp_verdict_t gate_udp_admit(const gate_conntab_t *conns, const uint8_t *dg
         return GATE_UDP_TAG;
     if (!gate_conn_same_host(c, from))
         return GATE_UDP_SOURCE;
-    if (ts_msg_decode(d.msg, d.msg_len, TS_FROM_CLIENT, msg) != TS_OK)
+    if (ts_msg_decode_with(dec, d.msg, d.msg_len, TS_FROM_CLIENT, msg) != TS_OK)
         return GATE_UDP_MESSAGE;
     if (msg->type != TS_SYNC && msg->type != TS_SYNC_ACK)
         return GATE_UDP_TYPE;

@@ -25,8 +25,9 @@ typedef enum {
     GATE_UDP_VERDICTS
 } gate_udp_verdict_t;
 
-/* Returns GATE_UDP_OK with *conn and *msg filled, or why to drop it. */
-gate_udp_verdict_t gate_udp_admit(const gate_conntab_t *conns, const uint8_t *dgram, size_t len,
+/* Returns GATE_UDP_OK with *conn and *msg filled, or why to drop it. The
+ * message is decoded into dec. */
+gate_udp_verdict_t gate_udp_admit(const gate_conntab_t *conns, ts_decoder_t *dec, const uint8_t *dgram, size_t len,
                                   const struct sockaddr_storage *from, gate_conn_t **conn, ts_msg_t *msg);
 
 /* "short", "session", ... for metric labels. */

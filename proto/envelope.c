@@ -100,17 +100,23 @@ static int decode_array(const msgpack_object *obj, ts_env_t *e)
     return ok ? 0 : -1;
 }
 
-int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out)
+int ts_env_decode_with(ts_decoder_t *dec, const uint8_t *buf, size_t len, ts_env_t *out)
 {
     memset(out, 0, sizeof *out);
-    msgpack_unpacked up;
-    msgpack_unpacked_init(&up);
-    size_t off = 0;
-    int rc = -1;
-    if (len > 0 && ts_pack_plausible(buf, len)
-        && msgpack_unpack_next(&up, (const char *) buf, len, &off) == MSGPACK_UNPACK_SUCCESS
-        && off == len)
-        rc = decode_array(&up.data, out);
-    msgpack_unpacked_destroy(&up);
+    msgpack_object obj;
+    int rc = ts_pack_one(&dec->zone, buf, len, &obj) ? decode_array(&obj, out) : -1;
+    msgpack_zone_clear(&dec->zone);
+    return rc;
+}
+
+int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out)
+{
+    ts_decoder_t dec;
+    if (!msgpack_zone_init(&dec.zone, 1024)) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    int rc = ts_env_decode_with(&dec, buf, len, out);
+    msgpack_zone_destroy(&dec.zone);
     return rc;
 }

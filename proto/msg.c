@@ -146,18 +146,24 @@ static ts_error_t decode_object(const msgpack_object *obj, ts_dir_t dir, ts_msg_
     return decode_body(el, n, m);
 }
 
-ts_error_t ts_msg_decode(const uint8_t *buf, size_t len, ts_dir_t dir, ts_msg_t *out)
+ts_error_t ts_msg_decode_with(ts_decoder_t *dec, const uint8_t *buf, size_t len, ts_dir_t dir, ts_msg_t *out)
 {
     memset(out, 0, sizeof *out);
-    msgpack_unpacked up;
-    msgpack_unpacked_init(&up);
-    size_t off = 0;
-    ts_error_t rc = TS_BAD_FRAME;
-    if (len > 0 && ts_pack_plausible(buf, len)
-        && msgpack_unpack_next(&up, (const char *) buf, len, &off) == MSGPACK_UNPACK_SUCCESS
-        && off == len)
-        rc = decode_object(&up.data, dir, out);
-    msgpack_unpacked_destroy(&up);
+    msgpack_object obj;
+    ts_error_t rc = ts_pack_one(&dec->zone, buf, len, &obj) ? decode_object(&obj, dir, out) : TS_BAD_FRAME;
+    msgpack_zone_clear(&dec->zone);
+    return rc;
+}
+
+ts_error_t ts_msg_decode(const uint8_t *buf, size_t len, ts_dir_t dir, ts_msg_t *out)
+{
+    ts_decoder_t dec;
+    if (!msgpack_zone_init(&dec.zone, 1024)) {
+        memset(out, 0, sizeof *out);
+        return TS_BAD_FRAME;
+    }
+    ts_error_t rc = ts_msg_decode_with(&dec, buf, len, dir, out);
+    msgpack_zone_destroy(&dec.zone);
     return rc;
 }
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decoder.h"
+
 #define TS_PROTOCOL_VERSION 1
 #define TS_FRAME_MAX        4096 /* largest TCP frame body */
 #define TS_TOKEN_BYTES      40   /* expiry (8) + HMAC-SHA256 (32) */
@@ -99,6 +101,8 @@ typedef struct {
  * the message's seq when it could be read (0 otherwise), so an ERROR reply
  * can echo it. */
 ts_error_t ts_msg_decode(const uint8_t *buf, size_t len, ts_dir_t dir, ts_msg_t *out);
+/* The same, unpacking into dec's reused zone (no allocation per message). */
+ts_error_t ts_msg_decode_with(ts_decoder_t *dec, const uint8_t *buf, size_t len, ts_dir_t dir, ts_msg_t *out);
 
 /* Encodes msg into buf (capacity cap). Returns the byte count, or 0 when it
  * does not fit. A text longer than TS_TEXT_MAX-1 is truncated. */

@@ -1,6 +1,8 @@
 /* proto/pack.c - see pack.h. */
 #include "pack.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 int ts_fixbuf_write(void *data, const char *bytes, size_t len)
@@ -104,4 +106,30 @@ bool ts_pack_plausible(const uint8_t *b, size_t len)
         pending += elements;
     }
     return true;
+}
+
+bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_object *obj)
+{
+    size_t off = 0;
+    return len > 0 && ts_pack_plausible(buf, len)
+           && msgpack_unpack((const char *) buf, len, &off, zone, obj) == MSGPACK_UNPACK_SUCCESS && off == len;
+}
+
+ts_decoder_t *ts_decoder_new(void)
+{
+    ts_decoder_t *self = malloc(sizeof *self);
+    if (self && !msgpack_zone_init(&self->zone, 2048)) {
+        free(self);
+        return NULL;
+    }
+    return self;
+}
+
+void ts_decoder_destroy(ts_decoder_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    msgpack_zone_destroy(&(*self_p)->zone);
+    free(*self_p);
+    *self_p = NULL;
 }

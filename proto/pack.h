@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decoder.h"
+
 typedef struct {
     uint8_t *buf;
     size_t   cap;
@@ -23,6 +25,16 @@ typedef struct {
  * a 10-byte frame claiming 16M elements would cost 400 MB; this walks the
  * headers first, without allocating, and such a frame is refused. */
 bool ts_pack_plausible(const uint8_t *buf, size_t len);
+
+/* The decoder (decoder.h): a zone reused across messages. */
+struct ts_decoder_t {
+    msgpack_zone zone;
+};
+
+/* Unpacks exactly one msgpack value filling buf into zone (after the
+ * plausibility walk). True on success; the object lives until the zone is
+ * cleared. */
+bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_object *obj);
 
 /* msgpack_packer write callback over a ts_fixbuf_t. */
 int ts_fixbuf_write(void *data, const char *bytes, size_t len);

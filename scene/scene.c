@@ -24,6 +24,7 @@ struct scene_t {
     scene_worker_t **workers;
     zsock_t        **to_worker;
     zsock_t         *router, *replies;
+    ts_decoder_t    *dec;
     int              signal_fd;
 };
 
@@ -56,8 +57,9 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     s->workers = calloc((size_t) opt->workers, sizeof *s->workers);
     s->to_worker = calloc((size_t) opt->workers, sizeof *s->to_worker);
     s->replies = zsock_new_pull("@" SCENE_EP_REPLIES);
+    s->dec = ts_decoder_new();
     s->router = zsock_new(ZMQ_ROUTER);
-    if (!s->writer || !s->workers || !s->to_worker || !s->replies || !s->router) {
+    if (!s->writer || !s->workers || !s->to_worker || !s->replies || !s->router || !s->dec) {
         snprintf(err, 256, "cannot start the scene's threads");
         scene_destroy(&s);
         return NULL;
@@ -108,6 +110,7 @@ void scene_destroy(scene_t **self_p)
     }
     scene_writer_destroy(&s->writer);
     zsock_destroy(&s->replies);
+    ts_decoder_destroy(&s->dec);
     if (s->signal_fd >= 0)
         close(s->signal_fd);
     free(s->workers);
@@ -135,7 +138,7 @@ static void route(scene_t *s, void *router)
     }
     ts_metric_add(s->stats.envelopes_in, 1);
     ts_env_t env;
-    if (idn > (int) sizeof id || n < 0 || n > TS_ENV_MAX || extra || ts_env_decode(buf, (size_t) n, &env) < 0
+    if (idn > (int) sizeof id || n < 0 || n > TS_ENV_MAX || extra || ts_env_decode_with(s->dec, buf, (size_t) n, &env) < 0
         || env.kind == TS_ENV_PONG || env.kind == TS_ENV_SYNC_REPLY || env.kind == TS_ENV_SYNC_RESULT
         || env.kind == TS_ENV_KICK || (env.kind != TS_ENV_PING && env.player_id == 0)) {
         ts_metric_add(s->stats.bad_envelopes, 1);

@@ -244,26 +244,47 @@ static void on_load(state_t *st, const scene_load_t *load)
     mark_dirty(st, e);
 }
 
-static void on_inbox(state_t *st, zmsg_t *msg)
+/* Receives the next part of a message into buf; its real size, or -1. */
+static int part(void *sock, void *buf, size_t cap, bool *more)
 {
-    zframe_t *kind = zmsg_first(msg);
-    if (!kind || zframe_size(kind) != 1)
-        return;
-    if (zframe_data(kind)[0] == 'E') {
-        zframe_t *gate = zmsg_next(msg), *body = zmsg_next(msg);
-        if (gate && body && zframe_size(body) == sizeof(ts_env_t) && zframe_size(gate) <= GATE_ID_MAX) {
-            ts_env_t env;
-            memcpy(&env, zframe_data(body), sizeof env);
-            on_envelope(st, zframe_data(gate), zframe_size(gate), &env);
-        }
-    } else if (zframe_data(kind)[0] == 'L') {
-        zframe_t *body = zmsg_next(msg);
-        if (body && zframe_size(body) == sizeof(scene_load_t)) {
-            scene_load_t load;
-            memcpy(&load, zframe_data(body), sizeof load);
-            on_load(st, &load);
-        }
+    int n = zmq_recv(sock, buf, cap, 0);
+    int m = 0;
+    size_t sz = sizeof m;
+    zmq_getsockopt(sock, ZMQ_RCVMORE, &m, &sz);
+    *more = m != 0;
+    return n;
+}
+
+/* Takes one message from the inbox straight into stack buffers (no czmq
+ * message objects on the hot path). False when the inbox is empty. */
+static bool read_inbox(state_t *st, void *inbox)
+{
+    uint8_t kind, gate[GATE_ID_MAX + 1];
+    union {
+        ts_env_t     env;
+        scene_load_t load;
+    } body;
+    bool more = false;
+    int n = zmq_recv(inbox, &kind, 1, ZMQ_DONTWAIT);
+    if (n < 0)
+        return false;
+    int m = 0;
+    size_t sz = sizeof m;
+    zmq_getsockopt(inbox, ZMQ_RCVMORE, &m, &sz);
+    more = m != 0;
+    if (n == 1 && kind == 'E' && more) {
+        int gn = part(inbox, gate, sizeof gate, &more);
+        int bn = more ? part(inbox, &body.env, sizeof body.env, &more) : -1;
+        if (gn > 0 && gn <= GATE_ID_MAX && bn == (int) sizeof body.env && !more)
+            on_envelope(st, gate, (size_t) gn, &body.env);
+    } else if (n == 1 && kind == 'L' && more) {
+        int bn = part(inbox, &body.load, sizeof body.load, &more);
+        if (bn == (int) sizeof body.load && !more)
+            on_load(st, &body.load);
     }
+    while (more)   /* whatever is left of a malformed message */
+        part(inbox, gate, sizeof gate, &more);
+    return true;
 }
 
 /* Loss accounting, and eviction of players idle past idle_us. */
@@ -323,11 +344,8 @@ static void worker_actor(zsock_t *pipe, void *args)
             if (scene_pipe_says_stop(pipe))
                 break;
         } else if (which == inbox) {
-            zmsg_t *msg;
-            while (zsock_events(inbox) & ZMQ_POLLIN && (msg = zmsg_recv(inbox))) {
-                on_inbox(&st, msg);
-                zmsg_destroy(&msg);
-            }
+            for (int i = 0; i < 4096 && read_inbox(&st, zsock_resolve(inbox)); i++)
+                ;
         } else if (zpoller_terminated(poller)) {
             break;
         }

@@ -14,12 +14,14 @@
 static gate_conntab_t *t;
 static gate_conn_t *c;
 static int listener, client;
+static ts_decoder_t *dec;
 static uint8_t key[TS_UDP_KEY_LEN] = { 9, 8, 7 };
 
 /* A real TCP connection on loopback, so the connection has a peer host. */
 static void setup(void)
 {
     t = gate_conntab_new();
+    dec = ts_decoder_new();
     listener = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = { .sin_family = AF_INET };
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -37,6 +39,7 @@ static void setup(void)
 static void teardown(void)
 {
     gate_conntab_destroy(&t);
+    ts_decoder_destroy(&dec);
     close(client);
     close(listener);
 }
@@ -65,20 +68,20 @@ Test(udp, admits_sync_and_ack_and_names_every_other_case, .init = setup, .fini =
     gate_conn_t *who = NULL;
     ts_msg_t m;
     size_t n = wrap(sync, sizeof sync, d);
-    cr_assert_eq(gate_udp_admit(t, d, n, &same, &who, &m), GATE_UDP_OK);
+    cr_assert_eq(gate_udp_admit(t, dec, d, n, &same, &who, &m), GATE_UDP_OK);
     cr_assert_eq(who, c);
     cr_assert_eq(m.type, TS_SYNC);
     cr_assert_eq(m.u.sync.t1, 5);
-    cr_assert_eq(gate_udp_admit(t, d, 12, &same, &who, &m), GATE_UDP_SHORT);
-    cr_assert_eq(gate_udp_admit(t, d, n, &other, &who, &m), GATE_UDP_SOURCE);
+    cr_assert_eq(gate_udp_admit(t, dec, d, 12, &same, &who, &m), GATE_UDP_SHORT);
+    cr_assert_eq(gate_udp_admit(t, dec, d, n, &other, &who, &m), GATE_UDP_SOURCE);
     d[n - 1] ^= 1;
-    cr_assert_eq(gate_udp_admit(t, d, n, &same, &who, &m), GATE_UDP_TAG);
+    cr_assert_eq(gate_udp_admit(t, dec, d, n, &same, &who, &m), GATE_UDP_TAG);
     n = wrap(hello, sizeof hello, d);
-    cr_assert_eq(gate_udp_admit(t, d, n, &same, &who, &m), GATE_UDP_TYPE);
+    cr_assert_eq(gate_udp_admit(t, dec, d, n, &same, &who, &m), GATE_UDP_TYPE);
     const uint8_t junk[] = { 0xc1 };
     n = wrap(junk, 1, d);
-    cr_assert_eq(gate_udp_admit(t, d, n, &same, &who, &m), GATE_UDP_MESSAGE);
+    cr_assert_eq(gate_udp_admit(t, dec, d, n, &same, &who, &m), GATE_UDP_MESSAGE);
     n = ts_udptag_wrap(gate_conn_id(c) + (1ULL << 32), key, sync, sizeof sync, d, sizeof d);
-    cr_assert_eq(gate_udp_admit(t, d, n, &same, &who, &m), GATE_UDP_SESSION, "another generation");
+    cr_assert_eq(gate_udp_admit(t, dec, d, n, &same, &who, &m), GATE_UDP_SESSION, "another generation");
     cr_assert_str_eq(gate_udp_verdict_name(GATE_UDP_SOURCE), "source");
 }
