@@ -119,13 +119,13 @@ void scene_destroy(scene_t **self_p)
     *self_p = NULL;
 }
 
-/* One message from a gate: [identity][envelope]. */
-static void route(scene_t *s, void *router)
+/* One message from a gate: [identity][envelope]. False when none waits. */
+static bool route(scene_t *s, void *router)
 {
     uint8_t id[256], buf[TS_ENV_MAX + 1];
     int idn = zmq_recv(router, id, sizeof id, ZMQ_DONTWAIT);
     if (idn < 0)
-        return;
+        return false;
     int more = 0;
     size_t sz = sizeof more;
     zmq_getsockopt(router, ZMQ_RCVMORE, &more, &sz);
@@ -142,32 +142,37 @@ static void route(scene_t *s, void *router)
         || env.kind == TS_ENV_PONG || env.kind == TS_ENV_SYNC_REPLY || env.kind == TS_ENV_SYNC_RESULT
         || env.kind == TS_ENV_KICK || (env.kind != TS_ENV_PING && env.player_id == 0)) {
         ts_metric_add(s->stats.bad_envelopes, 1);
-        return;
+        return true;
     }
     if (env.kind == TS_ENV_PING) {
         ts_env_t pong = { .kind = TS_ENV_PONG, .seq = env.seq };
         size_t pn = ts_env_encode(&pong, buf, sizeof buf);
         zmq_send(router, id, (size_t) idn, ZMQ_SNDMORE | ZMQ_DONTWAIT);
         zmq_send(router, buf, pn, ZMQ_DONTWAIT);
-        return;
+        return true;
     }
     void *w = zsock_resolve(s->to_worker[scene_worker_of(env.player_id, s->opt.workers)]);
     zmq_send(w, "E", 1, ZMQ_SNDMORE);
     zmq_send(w, id, (size_t) idn, ZMQ_SNDMORE);
     zmq_send(w, &env, sizeof env, 0);
+    return true;
 }
 
-/* One reply from a worker: [identity][envelope] goes out as it is. */
-static void forward(void *replies, void *router)
+/* One reply from a worker: [identity][envelope] goes out as it is. False
+ * when none waits. */
+static bool forward(void *replies, void *router)
 {
     zmq_msg_t part;
     zmq_msg_init(&part);
     int more = 1;
+    bool got = false;
     while (more && zmq_msg_recv(&part, replies, ZMQ_DONTWAIT) >= 0) {
+        got = true;
         more = zmq_msg_more(&part);
         zmq_msg_send(&part, router, (more ? ZMQ_SNDMORE : 0) | ZMQ_DONTWAIT);
     }
     zmq_msg_close(&part);
+    return got;
 }
 
 int scene_run(scene_t *s)
@@ -185,16 +190,11 @@ int scene_run(scene_t *s)
             break;
         if (items[2].revents & ZMQ_POLLIN)
             break;
-        for (int i = 0; i < 256 && (items[0].revents & ZMQ_POLLIN); i++) {
-            route(s, router);
-            if (!(zsock_events(s->router) & ZMQ_POLLIN))
-                break;
-        }
-        for (int i = 0; i < 256 && (items[1].revents & ZMQ_POLLIN); i++) {
-            forward(replies, router);
-            if (!(zsock_events(s->replies) & ZMQ_POLLIN))
-                break;
-        }
+        /* a batch of each, so neither direction waits on the other */
+        for (int i = 0; i < 256 && (items[0].revents & ZMQ_POLLIN) && route(s, router); i++)
+            ;
+        for (int i = 0; i < 256 && (items[1].revents & ZMQ_POLLIN) && forward(replies, router); i++)
+            ;
     }
     ts_log(s->log, TS_LOG_INFO, "stopping", NULL);
     return 0;
