@@ -311,9 +311,14 @@ int main(int argc, char **argv)
     } else if (g.echo) {
         printf("echo: %d conns, window %d: %.0f frames back per second\n", g.n, g.window, (double) g.frames / secs);
     } else {
-        printf("ticksync: %d conns (%d welcomed), window %d: %.0f exchanges/s; t3-t2 p50 %.0f p90 %.0f p99 %.0f "
+        char how[48];
+        if (rate > 0)
+            snprintf(how, sizeof how, "paced at %ld/s", rate);
+        else
+            snprintf(how, sizeof how, "window %d", g.window);
+        printf("ticksync: %d conns (%d welcomed), %s: %.0f exchanges/s; t3-t2 p50 %.0f p90 %.0f p99 %.0f "
                "p99.9 %.0f us; %llu errors\n",
-               g.n, welcomed, g.window, (double) g.exchanges / secs, pct_inside(&g, 50), pct_inside(&g, 90),
+               g.n, welcomed, how, (double) g.exchanges / secs, pct_inside(&g, 50), pct_inside(&g, 90),
                pct_inside(&g, 99), pct_inside(&g, 99.9), (unsigned long long) g.errors);
     }
     json_decref(out);
