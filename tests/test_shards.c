@@ -1,0 +1,103 @@
+/* tests/test_shards.c - the gate's shard links against a real ZeroMQ
+ * ROUTER standing in for a scene: routing by the jump hash, liveness by
+ * PING/PONG (up while answered, down after GATE_SHARD_DEAD_US of silence),
+ * and envelopes both ways. */
+#include <criterion/criterion.h>
+#include <czmq.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "shard.h"
+#include "shards.h"
+
+static zsock_t *scene;
+static char endpoint[64];
+
+static void setup(void)
+{
+    scene = zsock_new(ZMQ_ROUTER);
+    int port = zsock_bind(scene, "tcp://127.0.0.1:*");
+    cr_assert_gt(port, 0);
+    snprintf(endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
+}
+
+static void teardown(void)
+{
+    zsock_destroy(&scene);
+}
+
+/* The scene's side: answers every PING with a PONG for a while; hands back
+ * the last non-PING envelope it saw. */
+static bool serve(int ms, ts_env_t *seen)
+{
+    bool got = false;
+    int64_t end = ts_clock_mono_us() + ms * 1000;
+    zsock_set_rcvtimeo(scene, 10);
+    while (ts_clock_mono_us() < end) {
+        zmsg_t *m = zmsg_recv(scene);
+        if (!m)
+            continue;
+        zframe_t *id = zmsg_pop(m), *body = zmsg_pop(m);
+        ts_env_t env;
+        if (body && ts_env_decode(zframe_data(body), zframe_size(body), &env) == 0) {
+            if (env.kind == TS_ENV_PING) {
+                ts_env_t pong = { .kind = TS_ENV_PONG, .seq = env.seq };
+                uint8_t buf[TS_ENV_MAX];
+                size_t n = ts_env_encode(&pong, buf, sizeof buf);
+                zsock_send(scene, "fb", id, buf, n);
+            } else {
+                *seen = env;
+                got = true;
+            }
+        }
+        zframe_destroy(&id);
+        zframe_destroy(&body);
+        zmsg_destroy(&m);
+    }
+    return got;
+}
+
+Test(shards, routes_by_the_jump_hash)
+{
+    char err[256];
+    gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1,tcp://127.0.0.1:2,tcp://127.0.0.1:3", NULL, 0, err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(gate_shards_count(s), 3);
+    for (uint64_t p = 1; p < 1000; p++)
+        cr_assert_eq(gate_shards_route(s, p), (int) ts_shard_of(p, 3));
+    gate_shards_destroy(&s);
+    cr_assert_null(s);
+    cr_assert_null(gate_shards_new("", NULL, 0, err));
+}
+
+Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = teardown)
+{
+    char err[256];
+    int64_t now = ts_clock_mono_us();
+    gate_shards_t *s = gate_shards_new(endpoint, NULL, now, err);
+    cr_assert_not_null(s, "%s", err);
+    ts_env_t env, seen;
+    bool up = false;
+    for (int i = 0; i < 40 && !up; i++) {
+        gate_shards_tick(s, ts_clock_mono_us());
+        serve(50, &seen);
+        while (gate_shards_recv(s, 0, &env, ts_clock_mono_us()) != 0)
+            ;
+        up = gate_shards_up(s, 0, ts_clock_mono_us());
+    }
+    cr_assert(up, "a shard that answers PINGs is up");
+    cr_assert_eq(gate_shards_up_count(s, ts_clock_mono_us()), 1);
+
+    ts_env_t sync = { .kind = TS_ENV_SYNC, .conn = 7, .player_id = 42, .seq = 3, .t1 = 11, .t2 = 22 };
+    cr_assert_eq(gate_shards_send(s, 0, &sync), 0);
+    cr_assert(serve(200, &seen), "the envelope reaches the scene");
+    cr_assert_eq(seen.kind, TS_ENV_SYNC);
+    cr_assert_eq(seen.player_id, 42);
+    cr_assert_eq(seen.t2, 22);
+
+    /* silence: no more PONGs */
+    int64_t later = ts_clock_mono_us() + GATE_SHARD_DEAD_US + 1000;
+    cr_assert_not(gate_shards_up(s, 0, later), "down after %d us without a PONG", GATE_SHARD_DEAD_US);
+    gate_shards_destroy(&s);
+}
