@@ -10,7 +10,6 @@ cd "$(dirname "$0")/.."
 players=${PLAYERS:-100000} hold=${HOLD:-20}
 echo "machine: $(machine)"
 sysctl -qw net.core.somaxconn=65535 2>/dev/null || true
-sysctl -qw net.ipv4.ip_local_port_range="10000 65000" 2>/dev/null || true
 start_stack
 gate0=$(rss_kb "$GATE_PID") scene0=$(rss_kb "$SCENE_PID")
 sources=$(seq -s, -f '127.0.0.%g' 1 8)
