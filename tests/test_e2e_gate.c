@@ -147,7 +147,10 @@ Test(e2e_gate, a_shard_down_then_back_is_unavailable_then_serves_again, .init = 
             usleep(100000);
     }
     cr_assert(back, "SYNCs are served again once the shard is back");
-    cr_assert_eq(e2e_http_get(stack.metrics_port[0], "/healthz", NULL), 200);
+    int health = 0;   /* /healthz reads the loop's count of live shards, refreshed every tick */
+    for (int i = 0; i < 50 && health != 200; i++, usleep(20000))
+        health = e2e_http_get(stack.metrics_port[0], "/healthz", NULL);
+    cr_assert_eq(health, 200, "healthy again");
     close(fd);
 }
 
