@@ -221,22 +221,18 @@ static int on_readable(gate_t *g, gate_conn_t *c);
 /* One more share for each connection that had input left over. */
 static void serve_ready(gate_t *g)
 {
-    size_t n = g->nready;
-    uint64_t batch[256];
-    while (n > 0) {
-        size_t take = n < 256 ? n : 256;
-        memcpy(batch, g->ready, take * sizeof batch[0]);
-        memmove(g->ready, g->ready + take, (g->nready - take) * sizeof batch[0]);
-        g->nready -= take;
-        n -= take;
-        for (size_t i = 0; i < take; i++) {
-            gate_conn_t *c = gate_conntab_get(g->conns, batch[i]);
-            if (c) {
-                gate_conn_set_pending(c, false);
-                on_readable(g, c);
-            }
+    size_t n = g->nready;   /* those waiting now; any pushed during the pass wait for the next */
+    if (n == 0)
+        return;
+    for (size_t i = 0; i < n; i++) {   /* by index: a push may move the list */
+        gate_conn_t *c = gate_conntab_get(g->conns, g->ready[i]);
+        if (c) {
+            gate_conn_set_pending(c, false);
+            on_readable(g, c);
         }
     }
+    g->nready -= n;
+    memmove(g->ready, g->ready + n, g->nready * sizeof *g->ready);
 }
 
 /* ---- connection end of life ------------------------------------------- */

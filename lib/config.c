@@ -182,8 +182,9 @@ static void print_help(const ts_config_t *self)
            "  --version                              print the version and exit\n");
 }
 
-/* Pass 1 finds --config (and --help/--version); the file is read before the
- * environment and the other flags so that they override it. */
+/* Pass 1 finds --config, so the file is read before the environment and the
+ * other flags, which override it; pass 2 reads the rest. (--help and
+ * --version were handled before either.) */
 static ts_config_rc_t scan_flags(ts_config_t *self, int argc, char **argv, bool config_only)
 {
     for (int a = 1; a < argc; a++) {
@@ -197,15 +198,6 @@ static ts_config_rc_t scan_flags(ts_config_t *self, int argc, char **argv, bool 
             if (!config_only)
                 self->args[self->nargs++] = argv[a];
             continue;
-        }
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "--version") == 0) {
-            if (config_only)
-                continue;
-            if (arg[2] == 'h')
-                print_help(self);
-            else
-                printf("%s %s\n", self->program, TICKSYNC_VERSION);
-            return TS_CONFIG_EXIT;
         }
         const char *name = arg + 2, *eq = strchr(name, '=');
         size_t len = eq ? (size_t) (eq - name) : strlen(name);
