@@ -123,19 +123,13 @@ void scene_destroy(scene_t **self_p)
 static bool route(scene_t *s, void *router)
 {
     uint8_t id[256], buf[TS_ENV_MAX + 1];
-    int idn = zmq_recv(router, id, sizeof id, ZMQ_DONTWAIT);
+    bool more = false;
+    int idn = scene_recv_part(router, id, sizeof id, ZMQ_DONTWAIT, &more);
     if (idn < 0)
         return false;
-    int more = 0;
-    size_t sz = sizeof more;
-    zmq_getsockopt(router, ZMQ_RCVMORE, &more, &sz);
-    int n = more ? zmq_recv(router, buf, sizeof buf, 0) : -1;
-    zmq_getsockopt(router, ZMQ_RCVMORE, &more, &sz);
-    bool extra = more != 0;
-    while (more) {
-        zmq_recv(router, NULL, 0, 0);
-        zmq_getsockopt(router, ZMQ_RCVMORE, &more, &sz);
-    }
+    int n = more ? scene_recv_part(router, buf, sizeof buf, 0, &more) : -1;
+    bool extra = more;
+    scene_recv_rest(router, more);
     ts_metric_add(s->stats.envelopes_in, 1);
     ts_env_t env;
     if (idn > (int) sizeof id || n < 0 || n > TS_ENV_MAX || extra || ts_env_decode_with(s->dec, buf, (size_t) n, &env) < 0

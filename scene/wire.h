@@ -45,6 +45,28 @@ static inline bool scene_pipe_says_stop(zsock_t *pipe)
     return stop;
 }
 
+/* Receives the next part of a message into buf (flags as zmq_recv's):
+ * returns its real size (more than cap when cut), -1 when none; *more says
+ * whether parts follow. */
+static inline int scene_recv_part(void *sock, void *buf, size_t cap, int flags, bool *more)
+{
+    int n = zmq_recv(sock, buf, cap, flags);
+    int m = 0;
+    size_t sz = sizeof m;
+    if (n >= 0)
+        zmq_getsockopt(sock, ZMQ_RCVMORE, &m, &sz);
+    *more = m != 0;
+    return n;
+}
+
+/* Receives and drops what is left of a message. */
+static inline void scene_recv_rest(void *sock, bool more)
+{
+    uint8_t sink[64];
+    while (more)
+        scene_recv_part(sock, sink, sizeof sink, 0, &more);
+}
+
 /* The endpoint of worker w's inbox, prefixed '@' (bind) or '>' (connect). */
 static inline const char *scene_worker_endpoint(char buf[64], char prefix, int w)
 {

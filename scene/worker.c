@@ -245,16 +245,6 @@ static void on_load(state_t *st, const scene_load_t *load)
 }
 
 /* Receives the next part of a message into buf; its real size, or -1. */
-static int part(void *sock, void *buf, size_t cap, bool *more)
-{
-    int n = zmq_recv(sock, buf, cap, 0);
-    int m = 0;
-    size_t sz = sizeof m;
-    zmq_getsockopt(sock, ZMQ_RCVMORE, &m, &sz);
-    *more = m != 0;
-    return n;
-}
-
 /* Takes one message from the inbox straight into stack buffers (no czmq
  * message objects on the hot path). False when the inbox is empty. */
 static bool read_inbox(state_t *st, void *inbox)
@@ -265,25 +255,20 @@ static bool read_inbox(state_t *st, void *inbox)
         scene_load_t load;
     } body;
     bool more = false;
-    int n = zmq_recv(inbox, &kind, 1, ZMQ_DONTWAIT);
+    int n = scene_recv_part(inbox, &kind, 1, ZMQ_DONTWAIT, &more);
     if (n < 0)
         return false;
-    int m = 0;
-    size_t sz = sizeof m;
-    zmq_getsockopt(inbox, ZMQ_RCVMORE, &m, &sz);
-    more = m != 0;
     if (n == 1 && kind == 'E' && more) {
-        int gn = part(inbox, gate, sizeof gate, &more);
-        int bn = more ? part(inbox, &body.env, sizeof body.env, &more) : -1;
+        int gn = scene_recv_part(inbox, gate, sizeof gate, 0, &more);
+        int bn = more ? scene_recv_part(inbox, &body.env, sizeof body.env, 0, &more) : -1;
         if (gn > 0 && gn <= GATE_ID_MAX && bn == (int) sizeof body.env && !more)
             on_envelope(st, gate, (size_t) gn, &body.env);
     } else if (n == 1 && kind == 'L' && more) {
-        int bn = part(inbox, &body.load, sizeof body.load, &more);
+        int bn = scene_recv_part(inbox, &body.load, sizeof body.load, 0, &more);
         if (bn == (int) sizeof body.load && !more)
             on_load(st, &body.load);
     }
-    while (more)   /* whatever is left of a malformed message */
-        part(inbox, gate, sizeof gate, &more);
+    scene_recv_rest(inbox, more);   /* whatever is left of a malformed message */
     return true;
 }
 
