@@ -131,16 +131,17 @@ static int cmd_latency(const cli_t *cli, const char *id_text)
     return rc;
 }
 
-static bool worst_order;
-
-static int by_srtt(const void *a, const void *b)
+/* The shards' own order: srtt (highest first when *worst), then player id. */
+static int by_srtt(const void *a, const void *b, void *worst)
 {
-    json_int_t x = num(*(json_t *const *) a, "srtt_us"), y = num(*(json_t *const *) b, "srtt_us");
+    const json_t *p = *(json_t *const *) a, *q = *(json_t *const *) b;
+    json_int_t x = num(p, "srtt_us"), y = num(q, "srtt_us");
     int c = (x > y) - (x < y);
+    if (*(const bool *) worst)
+        c = -c;
     if (c == 0)
-        c = (num(*(json_t *const *) a, "player_id") > num(*(json_t *const *) b, "player_id"))
-            - (num(*(json_t *const *) a, "player_id") < num(*(json_t *const *) b, "player_id"));
-    return worst_order ? -c : c;
+        c = (num(p, "player_id") > num(q, "player_id")) - (num(p, "player_id") < num(q, "player_id"));
+    return c;
 }
 
 static int cmd_top(const cli_t *cli, bool worst, int n)
@@ -171,9 +172,8 @@ static int cmd_top(const cli_t *cli, bool worst, int n)
     json_t **rows = calloc(count + 1, sizeof *rows);
     for (size_t i = 0; rows && i < count; i++)
         rows[i] = json_array_get(all, i);
-    worst_order = worst;
     if (rows)
-        qsort(rows, count, sizeof *rows, by_srtt);
+        qsort_r(rows, count, sizeof *rows, by_srtt, &worst);
     if (count > (size_t) n)
         count = (size_t) n;
     int rc = 0;

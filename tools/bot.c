@@ -178,11 +178,6 @@ static int64_t local_of(const bot_t *b, const player_t *p, int64_t mono)
     return mono + p->offset_us + (int64_t) ((double) (mono - b->start) * p->drift);
 }
 
-static int64_t real_now(void)
-{
-    return ts_clock_real_us();
-}
-
 static void kill_player(bot_t *b, player_t *p)
 {
     if (p->dead)
@@ -332,7 +327,7 @@ static void tick_players(bot_t *b, int64_t now)
             p->synced_since = 0;
             continue;
         }
-        int64_t shown = ticksync_now(clock, local), truth = real_now();
+        int64_t shown = ticksync_now(clock, local), truth = ts_clock_real_us();
         if (shown < p->last_shown)
             b->backwards++;
         p->last_shown = shown;
