@@ -1,5 +1,6 @@
 /* tests/e2e.c - see e2e.h. */
 #include "e2e.h"
+#include "http.h"
 
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -42,12 +43,18 @@ static pid_t spawn(const char *const argv[], const char *log)
     return pid;
 }
 
+/* Connects fd to 127.0.0.1:port; 0 or -1. */
+static int connect_loopback(int fd, int port)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return connect(fd, (struct sockaddr *) &a, sizeof a);
+}
+
 bool e2e_can_connect(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bool ok = connect(fd, (struct sockaddr *) &a, sizeof a) == 0;
+    bool ok = connect_loopback(fd, port) == 0;
     close(fd);
     return ok;
 }
@@ -169,9 +176,7 @@ int e2e_connect_small(int port, int rcvbuf)
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (rcvbuf > 0)   /* before connect, or the window is already advertised */
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(connect(fd, (struct sockaddr *) &a, sizeof a), 0, "connect: %s", strerror(errno));
+    cr_assert_eq(connect_loopback(fd, port), 0, "connect: %s", strerror(errno));
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
@@ -290,36 +295,18 @@ int e2e_login_small(int port, uint64_t player_id, int rcvbuf)
 
 int e2e_http_get(int port, const char *path, char **body)
 {
+    char base[64], err[TS_HTTP_ERR_LEN];
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", port);
+    ts_http_answer_t a;
     if (body)
         *body = NULL;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *) &a, sizeof a) < 0) {
-        close(fd);
+    if (ts_http_get(base, path, NULL, 5000, &a, err) < 0)
         return 0;
-    }
-    char req[512];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
-    e2e_send_raw(fd, req, (size_t) n);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    ssize_t got;
-    while (buf && (got = read(fd, buf + len, cap - len - 1)) > 0) {
-        len += (size_t) got;
-        if (len + 1 == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    close(fd);
-    cr_assert(buf);
-    buf[len] = '\0';
-    int status = 0;
-    sscanf(buf, "HTTP/1.%*d %d", &status);
-    char *start = strstr(buf, "\r\n\r\n");
     if (body)
-        *body = strdup(start ? start + 4 : "");
-    free(buf);
-    return status;
+        *body = a.body;
+    else
+        ts_http_free(&a);
+    return a.status;
 }
 
 int e2e_run(const char *cmd, char **out)
