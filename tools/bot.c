@@ -197,44 +197,31 @@ static bool exchange_message(const uint8_t *msg, size_t len, ts_dir_t dir, ts_ms
            && (m->type == TS_SYNC || m->type == TS_SYNC_REPLY || m->type == TS_SYNC_ACK || m->type == TS_SYNC_RESULT);
 }
 
-/* Queues a message from player p toward the gate, after its up delay. */
-static void send_up(bot_t *b, uint32_t i, const uint8_t *msg, size_t len, bool udp, int64_t now)
+/* The injected network, either way: an exchange message is lost with the
+ * loss probability; anything else waits out the player's base delay for
+ * that direction plus jitter, never overtaking on TCP. The up delay of
+ * each SYNC_ACK is kept: it is half the truth of that exchange's rtt. */
+static void inject(bot_t *b, uint32_t i, const uint8_t *msg, size_t len, bool up, bool udp, int64_t now)
 {
     player_t *p = &b->p[i];
     ts_msg_t m;
-    bool exch = exchange_message(msg, len, TS_FROM_CLIENT, &m);
+    bool exch = exchange_message(msg, len, up ? TS_FROM_CLIENT : TS_FROM_SERVER, &m);
     if (exch && b->loss > 0 && uniform(b) < b->loss) {
         b->lost++;
         return;
     }
-    int64_t delay = (int64_t) p->up_us + jitter(b), due = now + delay;
+    int64_t due = now + (int64_t) (up ? p->up_us : p->down_us) + jitter(b);
+    int64_t *last = up ? &p->tcp_up_last : &p->tcp_down_last;
     if (!udp) {
-        due = due > p->tcp_up_last ? due : p->tcp_up_last;
-        p->tcp_up_last = due;
+        due = due > *last ? due : *last;
+        *last = due;
     }
-    if (exch && m.type == TS_SYNC_ACK) {
+    if (up && exch && m.type == TS_SYNC_ACK) {
         p->ack_up[m.seq % SEQ_RING] = due - now;
         p->ack_seq[m.seq % SEQ_RING] = m.seq;
     }
-    delayq_push(b->q, due, i, udp ? OUT_UDP : OUT_TCP, due - now, msg, len);
-}
-
-/* Queues a message from the gate toward player p, after its down delay. */
-static void receive_down(bot_t *b, uint32_t i, const uint8_t *msg, size_t len, bool udp, int64_t now)
-{
-    player_t *p = &b->p[i];
-    ts_msg_t m;
-    bool exch = exchange_message(msg, len, TS_FROM_SERVER, &m);
-    if (exch && b->loss > 0 && uniform(b) < b->loss) {
-        b->lost++;
-        return;
-    }
-    int64_t due = now + (int64_t) p->down_us + jitter(b);
-    if (!udp) {
-        due = due > p->tcp_down_last ? due : p->tcp_down_last;
-        p->tcp_down_last = due;
-    }
-    delayq_push(b->q, due, i, udp ? IN_UDP : IN_TCP, due - now, msg, len);
+    uint8_t kind = up ? (udp ? OUT_UDP : OUT_TCP) : (udp ? IN_UDP : IN_TCP);
+    delayq_push(b->q, due, i, kind, due - now, msg, len);
 }
 
 static int connect_player(bot_t *b, uint32_t i, const struct addrinfo *gate)
@@ -256,7 +243,7 @@ static int connect_player(bot_t *b, uint32_t i, const struct addrinfo *gate)
         return -1;
     uint8_t hello[128];
     size_t n = ticksync_session_hello(p->s, hello, sizeof hello);
-    send_up(b, i, hello, n, false, ts_clock_mono_us());
+    inject(b, i, hello, n, true, false, ts_clock_mono_us());
     return 0;
 }
 
@@ -299,7 +286,7 @@ static void deliver(bot_t *b, const delayq_item_t *it, int64_t now)
     uint8_t reply[256];
     int n = ticksync_session_receive(p->s, it->bytes, it->len, local_of(b, p, now), reply, sizeof reply);
     if (n > 0)
-        send_up(b, it->player, reply, (size_t) n, it->kind == IN_UDP, now);
+        inject(b, it->player, reply, (size_t) n, true, it->kind == IN_UDP, now);
     if (n < 0 && ticksync_session_state(p->s) == TICKSYNC_SESSION_CLOSED)
         kill_player(b, p);
 }
@@ -318,7 +305,7 @@ static void tick_players(bot_t *b, int64_t now)
         if (n) {
             b->syncs++;
             bool udp = p->udp >= 0 && ticksync_session_udp_ready(p->s) && !ticksync_needs_reliable(clock);
-            send_up(b, (uint32_t) i, sync, n, udp, now);
+            inject(b, (uint32_t) i, sync, n, true, udp, now);
         }
         if (now < p->next_check)
             continue;
@@ -354,7 +341,7 @@ static void read_socket(bot_t *b, uint64_t tag, int64_t now)
             const uint8_t *msg;
             size_t len = ticksync_session_udp_unwrap(p->s, buf, (size_t) n, &msg);
             if (len)
-                receive_down(b, i, msg, len, true, now);
+                inject(b, i, msg, len, false, true, now);
         }
         return;
     }
@@ -373,7 +360,7 @@ static void read_socket(bot_t *b, uint64_t tag, int64_t now)
             return;
         }
         if (rc == TS_FRAME_READY)
-            receive_down(b, i, body, len, false, now);
+            inject(b, i, body, len, false, false, now);
     }
 }
 
