@@ -3,7 +3,9 @@
 # RATE in all (half the maximum, measured first unless given) for MINUTES
 # (30). Every 10 s it records the RSS and open fds of gate and scene, then
 # plots them to bench/plots/soak.png and says whether they stayed flat
-# (last third against the first third after warm-up, within 10%).
+# (last third against the first third after warm-up, within 10%). The
+# scene's RSS is also split into anonymous memory (heap, stacks) and file
+# pages (the binary, libraries, SQLite's -shm), next to SQLite's own heap.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -21,10 +23,13 @@ loadgen --target "127.0.0.1:$BASE" --conns "$players" --rate "$rate" --duration-
   --sources "$(seq -s, -f '127.0.0.%g' 1 4)" >"$WORK/lg.out" &
 lg=$!
 csv=bench/plots/soak.csv
-echo "# seconds gate_rss_kib scene_rss_kib gate_fds scene_fds" >"$csv"
+echo "# seconds gate_rss_kib scene_rss_kib gate_fds scene_fds scene_anon_kib scene_file_kib scene_sqlite_kib" >"$csv"
+anon_kb() { awk '/^Anonymous:/ {print $2}' "/proc/$1/smaps_rollup"; }
+file_kb() { awk '/^Rss:/ {r = $2} /^Anonymous:/ {a = $2} END {print r - a}' "/proc/$1/smaps_rollup"; }
+sqlite_kb() { curl -fs "http://127.0.0.1:$((BASE + 11))/metrics" | awk '/^ticksync_scene_sqlite_memory_bytes / {printf "%d", $2 / 1024}'; }
 t0=$SECONDS
 while kill -0 $lg 2>/dev/null; do
-  echo "$((SECONDS - t0)) $(rss_kb "$GATE_PID") $(rss_kb "$SCENE_PID") $(ls /proc/"$GATE_PID"/fd | wc -l) $(ls /proc/"$SCENE_PID"/fd | wc -l)" >>"$csv"
+  echo "$((SECONDS - t0)) $(rss_kb "$GATE_PID") $(rss_kb "$SCENE_PID") $(ls /proc/"$GATE_PID"/fd | wc -l) $(ls /proc/"$SCENE_PID"/fd | wc -l) $(anon_kb "$SCENE_PID") $(file_kb "$SCENE_PID") $(sqlite_kb)" >>"$csv"
   sleep 10
 done
 cat "$WORK/lg.out"

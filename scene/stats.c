@@ -28,6 +28,7 @@ int scene_stats_init(scene_stats_t *s, ts_metrics_t *r)
     s->flush_rows = ts_metrics_histogram(r, "ticksync_scene_store_flush_rows", "rows written per flush",
                                          NULL, row_bounds, sizeof row_bounds / sizeof row_bounds[0]);
     s->store_pending = ts_metrics_gauge(r, "ticksync_scene_store_pending_rows", "rows waiting for the next flush", NULL);
+    s->sqlite_memory = ts_metrics_gauge(r, "ticksync_scene_sqlite_memory_bytes", "heap held by SQLite (page caches included), after the last flush", NULL);
     ts_metric_t **all = (ts_metric_t **) s;
     for (size_t i = 0; i < sizeof *s / sizeof(ts_metric_t *); i++)
         if (!all[i])

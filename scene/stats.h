@@ -11,6 +11,7 @@ typedef struct {
     ts_metric_t *online, *players_in_memory, *lag_flags;
     ts_metric_t *rtt;
     ts_metric_t *flushes, *flush_errors, *flush_seconds, *flush_rows, *store_pending;
+    ts_metric_t *sqlite_memory;
 } scene_stats_t;
 
 /* Registers every metric in reg. Returns 0, or -1 when out of memory. */

@@ -18,6 +18,8 @@
 #define DEFER_MAX   8
 #define TICK_US     100000
 #define GATE_ID_MAX 256
+#define ROWS_CHUNK  256     /* rows per message to the writer: small, same-sized
+                               messages keep the allocator from fragmenting */
 
 typedef struct {
     ts_env_t env;
@@ -41,6 +43,7 @@ typedef struct {
     zhashx_t  *players;          /* player_id -> entry_t* */
     entry_t  **dirty;
     size_t     ndirty, dirty_size;
+    scene_row_t chunk[ROWS_CHUNK];
     void      *replies, *store;  /* PUSH handles */
 } state_t;
 
@@ -84,18 +87,15 @@ static void mark_dirty(state_t *st, entry_t *e)
 
 static void send_dirty(state_t *st)
 {
-    if (st->ndirty == 0)
-        return;
-    scene_row_t *rows = malloc(st->ndirty * sizeof *rows);
-    if (!rows)
-        return;
-    for (size_t i = 0; i < st->ndirty; i++) {
-        scene_player_row(st->dirty[i]->player, &rows[i]);
-        st->dirty[i]->dirty = false;
+    for (size_t i = 0; i < st->ndirty;) {
+        size_t n = 0;
+        for (; n < ROWS_CHUNK && i < st->ndirty; n++, i++) {
+            scene_player_row(st->dirty[i]->player, &st->chunk[n]);
+            st->dirty[i]->dirty = false;
+        }
+        zmq_send(st->store, "R", 1, ZMQ_SNDMORE);
+        zmq_send(st->store, st->chunk, n * sizeof st->chunk[0], 0);
     }
-    zmq_send(st->store, "R", 1, ZMQ_SNDMORE);
-    zmq_send(st->store, rows, st->ndirty * sizeof *rows, 0);
-    free(rows);
     st->ndirty = 0;
 }
 

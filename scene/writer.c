@@ -2,6 +2,7 @@
 #include "writer.h"
 
 #include <czmq.h>
+#include <sqlite3.h>
 
 #include "clock.h"
 #include "idkey.h"
@@ -26,6 +27,8 @@ typedef struct {
     zhashx_t  *pending;       /* player_id -> scene_row_t* */
     void     **to_worker;     /* PUSH handles, by worker */
     zsock_t  **to_worker_s;
+    scene_row_t *rows;        /* the flush's batch, kept and grown, never shrunk */
+    size_t     rows_size;
     bool       failing;
     int64_t    last_error_log;
 } state_t;
@@ -89,9 +92,14 @@ static void flush(state_t *st)
     ts_metric_set(st->cfg->stats->store_pending, (int64_t) n);
     if (n == 0)
         return;
-    scene_row_t *rows = malloc(n * sizeof *rows);
-    if (!rows)
-        return;
+    if (n > st->rows_size) {
+        scene_row_t *grown = realloc(st->rows, n * sizeof *grown);
+        if (!grown)
+            return;
+        st->rows = grown;
+        st->rows_size = n;
+    }
+    scene_row_t *rows = st->rows;
     size_t i = 0;
     for (scene_row_t *r = zhashx_first(st->pending); r && i < n; r = zhashx_next(st->pending))
         rows[i++] = *r;
@@ -99,7 +107,7 @@ static void flush(state_t *st)
     int64_t t0 = ts_clock_mono_us();
     int rc = scene_store_put(st->cfg->store, rows, i, err);
     int64_t took = ts_clock_mono_us() - t0;
-    free(rows);
+    ts_metric_set(st->cfg->stats->sqlite_memory, sqlite3_memory_used());
     if (rc == 0) {
         zhashx_purge(st->pending);
         ts_metric_add(st->cfg->stats->flushes, 1);
@@ -185,6 +193,7 @@ static void writer_actor(zsock_t *pipe, void *args)
         zsock_destroy(&st.to_worker_s[w]);
     free(st.to_worker);
     free(st.to_worker_s);
+    free(st.rows);
     zhashx_destroy(&st.pending);
     zsock_destroy(&inbox);
 }
