@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libzmq3-dev libczmq-dev libmsgpack-dev libsqlite3-dev
       libsodium-dev libmicrohttpd-dev libjansson-dev libinih-dev libcriterion-dev sqlite3
-      curl prometheus docker-compose gnuplot-nox clang libclang-rt-14-dev systemd valgrind)
+      curl prometheus docker-compose gnuplot-nox jq clang libclang-rt-14-dev systemd valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
