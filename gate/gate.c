@@ -141,7 +141,8 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     int64_t now = ts_clock_mono_us();
     g->conns = gate_conntab_new();
     g->dec = ts_decoder_new();
-    g->shards = gate_shards_new(opt->scenes, log, now, err);
+    gate_curve_t curve = { .scene_certs = opt->curve_scene_certs, .gate_cert = opt->curve_cert };
+    g->shards = gate_shards_new(opt->scenes, &curve, log, now, err);
     g->ep = epoll_create1(EPOLL_CLOEXEC);
     if (!g->conns || !g->shards || !g->dec || g->ep < 0) {
         if (g->shards)

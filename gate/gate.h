@@ -15,6 +15,8 @@ typedef struct {
     struct sockaddr_storage listen;
     socklen_t               listen_len;
     const char             *scenes;            /* comma-separated endpoints */
+    const char             *curve_scene_certs; /* CurveZMQ: the shards' public certificates, or NULL: off */
+    const char             *curve_cert;        /* CurveZMQ: this gate's secret certificate, or NULL: fresh keys */
     const uint8_t          *secret;            /* NULL: open mode */
     size_t                  secret_len;
     double                  sync_rate;         /* SYNC per second per connection */

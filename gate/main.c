@@ -21,6 +21,8 @@ static const ts_setting_t settings[] = {
     { "sync-rate", TS_SET_INT, "20", "SYNC per second allowed per connection", 1, 1000000 },
     { "sync-interval-ms", TS_SET_INT, "1000", "sync interval advertised in WELCOME", 10, 3600000 },
     { "udp", TS_SET_BOOL, "true", "also take SYNC and SYNC_ACK over UDP on the listen port (--udp=false: off)", 0, 0 },
+    { "curve-scene-cert", TS_SET_STR, NULL, "the scenes' CurveZMQ public certificates, one for all or one per shard, comma-separated (none: no encryption)", 0, 0 },
+    { "curve-cert", TS_SET_STR, NULL, "this gate's CurveZMQ secret certificate (none: a fresh key pair at each start)", 0, 0 },
     { "out-cap", TS_SET_INT, "65536", "bytes queued for a client that does not read before it is dropped", 1024, 1 << 26 },
 };
 
@@ -43,6 +45,8 @@ int main(int argc, char **argv)
         .sync_interval_ms = (uint64_t) ts_config_int(cfg, "sync-interval-ms"),
         .out_cap = (size_t) ts_config_int(cfg, "out-cap"),
         .udp = ts_config_bool(cfg, "udp"),
+        .curve_scene_certs = ts_config_str(cfg, "curve-scene-cert"),
+        .curve_cert = ts_config_str(cfg, "curve-cert"),
     };
     char err[256];
     uint8_t *secret = NULL;
@@ -53,6 +57,8 @@ int main(int argc, char **argv)
     else if (ts_config_str(cfg, "secret-file")
              && !(secret = ts_token_read_secret(ts_config_str(cfg, "secret-file"), &opt.secret_len)))
         rc = ts_config_fail(cfg, "secret-file: cannot read '%s' (or it is empty)", ts_config_str(cfg, "secret-file"));
+    else if (opt.curve_cert && !opt.curve_scene_certs)
+        rc = ts_config_fail(cfg, "curve-cert: only with curve-scene-cert");
     else if (!secret && !ts_addr_is_loopback(&opt.listen) && !ts_config_bool(cfg, "allow-open"))
         rc = ts_config_fail(cfg, "open mode (no --secret-file) refuses non-loopback address %s without --allow-open",
                             ts_config_str(cfg, "listen"));

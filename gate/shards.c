@@ -26,7 +26,21 @@ struct gate_shards_t {
     ts_decoder_t *dec;   /* replies are decoded into this, one after another */
 };
 
-static int open_shard(shard_t *s, const char *endpoint, int64_t now_us, char *err)
+/* zcert_load, with the answer checked: a secret certificate must hold a
+ * secret key. */
+static zcert_t *load_cert(const char *path, bool secret, char *err)
+{
+    static const byte none[32];
+    zcert_t *cert = zcert_load(path);
+    if (!cert || (secret && memcmp(zcert_secret_key(cert), none, sizeof none) == 0)) {
+        snprintf(err, 256, "'%s' is not a readable CurveZMQ %s certificate", path, secret ? "secret" : "public");
+        zcert_destroy(&cert);
+    }
+    return cert;
+}
+
+/* scene: the shard's public certificate, or NULL for no CurveZMQ. */
+static int open_shard(shard_t *s, const char *endpoint, zcert_t *gate, zcert_t *scene, int64_t now_us, char *err)
 {
     s->endpoint = strdup(endpoint);
     s->sock = zsock_new(ZMQ_DEALER);
@@ -42,6 +56,10 @@ static int open_shard(shard_t *s, const char *endpoint, int64_t now_us, char *er
     zsock_set_reconnect_ivl_max(s->sock, 1000);
     zsock_set_heartbeat_ivl(s->sock, 250);
     zsock_set_heartbeat_timeout(s->sock, 1000);
+    if (scene) {
+        zcert_apply(gate, s->sock);
+        zsock_set_curve_serverkey(s->sock, zcert_public_txt(scene));
+    }
     if (zsock_connect(s->sock, "%s", endpoint) < 0) {
         snprintf(err, 256, "cannot connect to scene endpoint '%s'", endpoint);
         return -1;
@@ -52,7 +70,39 @@ static int open_shard(shard_t *s, const char *endpoint, int64_t now_us, char *er
     return 0;
 }
 
-gate_shards_t *gate_shards_new(const char *endpoints, ts_log_t *log, int64_t now_us, char *err)
+/* The shards' certificates, in shard order: one for all, or one each. */
+static zcert_t **load_scene_certs(const char *list, int count, char *err)
+{
+    zcert_t **certs = calloc((size_t) count, sizeof *certs);
+    char *copy = strdup(list), *save = NULL;
+    int n = 0;
+    for (char *path = copy ? strtok_r(copy, ",", &save) : NULL; certs && path; path = strtok_r(NULL, ",", &save)) {
+        if (n == count)
+            snprintf(err, 256, "more scene certificates than scenes");
+        if (n == count || !(certs[n++] = load_cert(path, false, err))) {
+            n = -1;
+            break;
+        }
+    }
+    if (n == 1)
+        for (int i = 1; i < count; i++)
+            certs[i] = zcert_dup(certs[0]);
+    else if (n >= 0 && n != count)
+        snprintf(err, 256, "%d scene certificates for %d scenes (give one for all, or one each)", n, count);
+    bool ok = certs && copy && (n == 1 || n == count);
+    for (int i = 0; certs && i < count; i++)
+        ok = ok && certs[i];
+    if (!ok)
+        for (int i = 0; certs && i < count; i++)
+            zcert_destroy(&certs[i]);
+    free(copy);
+    if (!ok)
+        free(certs);
+    return ok ? certs : NULL;
+}
+
+gate_shards_t *gate_shards_new(const char *endpoints, const gate_curve_t *curve, ts_log_t *log, int64_t now_us,
+                               char *err)
 {
     gate_shards_t *self = calloc(1, sizeof *self);
     char *list = strdup(endpoints ? endpoints : "");
@@ -62,28 +112,37 @@ gate_shards_t *gate_shards_new(const char *endpoints, ts_log_t *log, int64_t now
         free(self);
         return NULL;
     }
+    snprintf(err, 256, "out of memory");
     self->log = log;
     self->dec = ts_decoder_new();
     int n = 1;
     for (const char *p = list; *p; p++)
         n += *p == ',';
     self->shards = calloc((size_t) n, sizeof(shard_t));
+    zcert_t *gate = NULL, **scenes = NULL;
+    bool use_curve = curve && curve->scene_certs;
+    bool ok = self->shards && self->dec;
+    if (ok && use_curve) {
+        gate = curve->gate_cert ? load_cert(curve->gate_cert, true, err) : zcert_new();
+        scenes = gate ? load_scene_certs(curve->scene_certs, n, err) : NULL;
+        ok = scenes != NULL;
+    }
     char *save = NULL;
-    for (char *ep = strtok_r(list, ",", &save); ep && self->shards; ep = strtok_r(NULL, ",", &save)) {
-        if (open_shard(&self->shards[self->count++], ep, now_us, err) < 0) {
-            free(list);
-            gate_shards_destroy(&self);
-            return NULL;
-        }
+    for (char *ep = strtok_r(list, ",", &save); ep && ok; ep = strtok_r(NULL, ",", &save)) {
+        int i = self->count++;
+        ok = open_shard(&self->shards[i], ep, gate, scenes ? scenes[i] : NULL, now_us, err) == 0;
     }
-    free(list);
-    if (!self->dec) {
-        snprintf(err, 256, "out of memory");
-        gate_shards_destroy(&self);
-    } else if (self->count == 0) {
+    if (ok && self->count == 0) {
         snprintf(err, 256, "no scene endpoints given");
-        gate_shards_destroy(&self);
+        ok = false;
     }
+    for (int i = 0; scenes && i < n; i++)
+        zcert_destroy(&scenes[i]);
+    free(scenes);
+    zcert_destroy(&gate);
+    free(list);
+    if (!ok)
+        gate_shards_destroy(&self);
     return self;
 }
 

@@ -18,9 +18,17 @@
 
 typedef struct gate_shards_t gate_shards_t;
 
-/* endpoints: comma-separated ZeroMQ endpoints. Returns NULL with a reason in
- * err (256 bytes) for a bad list. log may be NULL. */
-gate_shards_t *gate_shards_new(const char *endpoints, ts_log_t *log, int64_t now_us, char *err);
+/* CurveZMQ towards the shards (czmq zcert files, from ticksync-admin keygen). */
+typedef struct {
+    const char *scene_certs;  /* the shards' public certificates: one for all, or one per shard, comma-separated */
+    const char *gate_cert;    /* this gate's secret certificate, or NULL: a fresh key pair at each start */
+} gate_curve_t;
+
+/* endpoints: comma-separated ZeroMQ endpoints; curve NULL: no encryption.
+ * Returns NULL with a reason in err (256 bytes) for a bad list or an
+ * unreadable certificate. log may be NULL. */
+gate_shards_t *gate_shards_new(const char *endpoints, const gate_curve_t *curve, ts_log_t *log, int64_t now_us,
+                               char *err);
 void gate_shards_destroy(gate_shards_t **self_p);
 
 int gate_shards_count(const gate_shards_t *self);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -22,7 +23,19 @@ static const ts_setting_t settings[] = {
     { "idle-s", TS_SET_INT, "60", "a player silent this long leaves memory (its row stays)", 1, 86400 },
     { "lag-bound-ms", TS_SET_INT, "50", "client and server rtt further apart than this are a lag-switch strike", 1, 60000 },
     { "lag-strikes", TS_SET_INT, "5", "consecutive strikes that raise a player's lag flag", 1, 1000 },
+    { "curve-cert", TS_SET_STR, NULL, "this scene's CurveZMQ secret certificate (ticksync-admin keygen); set: gates must use CURVE", 0, 0 },
+    { "curve-gates", TS_SET_STR, NULL, "folder of the public certificates of the gates let in (none: any gate that has the scene's public key)", 0, 0 },
 };
+
+/* A zcert file (or its _secret twin) that holds a secret key. */
+static bool curve_secret_ok(const char *path)
+{
+    zcert_t *cert = zcert_load(path);
+    static const byte none[32];
+    bool ok = cert && memcmp(zcert_secret_key(cert), none, sizeof none) != 0;
+    zcert_destroy(&cert);
+    return ok;
+}
 
 int main(int argc, char **argv)
 {
@@ -51,6 +64,19 @@ int main(int argc, char **argv)
         ts_config_destroy(&cfg);
         return 2;
     }
+    const char *curve_cert = ts_config_str(cfg, "curve-cert"), *curve_gates = ts_config_str(cfg, "curve-gates");
+    struct stat folder;
+    if (curve_cert && !curve_secret_ok(curve_cert))
+        rc = ts_config_fail(cfg, "curve-cert: '%s' is not a readable CurveZMQ secret certificate", curve_cert);
+    else if (curve_gates && !curve_cert)
+        rc = ts_config_fail(cfg, "curve-gates: only with curve-cert");
+    else if (curve_gates && (stat(curve_gates, &folder) < 0 || !S_ISDIR(folder.st_mode)))
+        rc = ts_config_fail(cfg, "curve-gates: '%s' is not a folder", curve_gates);
+    if (rc != TS_CONFIG_OK) {
+        free(token);
+        ts_config_destroy(&cfg);
+        return 2;
+    }
     scene_options_t opt = {
         .bind = ts_config_str(cfg, "bind"),
         .db = ts_config_str(cfg, "db"),
@@ -61,6 +87,8 @@ int main(int argc, char **argv)
         .idle_us = ts_config_int(cfg, "idle-s") * 1000000,
         .lag = { .lag_bound_us = ts_config_int(cfg, "lag-bound-ms") * 1000,
                  .lag_strikes = ts_config_int(cfg, "lag-strikes") },
+        .curve_cert = curve_cert,
+        .curve_gates = curve_gates,
     };
 
     /* SIGTERM/SIGINT arrive through the routing loop's signalfd; czmq must not take them. */

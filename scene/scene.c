@@ -24,9 +24,30 @@ struct scene_t {
     scene_worker_t **workers;
     zsock_t        **to_worker;
     zsock_t         *router, *replies;
+    zactor_t        *auth;       /* ZAP handler, with CurveZMQ */
     ts_decoder_t    *dec;
     int              signal_fd;
 };
+
+/* The router as a CurveZMQ server, with zauth letting in the gates whose
+ * public certificates are in opt.curve_gates (any gate when unset). */
+static int curve_serve(scene_t *s, char *err)
+{
+    zcert_t *cert = zcert_load(s->opt.curve_cert);
+    s->auth = cert ? zactor_new(zauth, NULL) : NULL;
+    if (!s->auth) {
+        snprintf(err, 256, "cannot load %s or start CurveZMQ authentication", s->opt.curve_cert);
+        zcert_destroy(&cert);
+        return -1;
+    }
+    zstr_sendx(s->auth, "CURVE", s->opt.curve_gates ? s->opt.curve_gates : CURVE_ALLOW_ANY, NULL);
+    zsock_wait(s->auth);
+    zcert_apply(cert, s->router);
+    zsock_set_curve_server(s->router, 1);
+    zsock_set_zap_domain(s->router, "ticksync");
+    zcert_destroy(&cert);
+    return 0;
+}
 
 scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metrics, char *err)
 {
@@ -83,6 +104,10 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     zsock_set_linger(s->router, 500);
     zsock_set_heartbeat_ivl(s->router, 250);
     zsock_set_heartbeat_timeout(s->router, 1000);
+    if (opt->curve_cert && curve_serve(s, err) < 0) {
+        scene_destroy(&s);
+        return NULL;
+    }
     if (zsock_bind(s->router, "%s", opt->bind) < 0) {
         snprintf(err, 256, "cannot bind %s: %s", opt->bind, zmq_strerror(zmq_errno()));
         scene_destroy(&s);
@@ -103,6 +128,7 @@ void scene_destroy(scene_t **self_p)
     scene_t *s = *self_p;
     scene_admin_destroy(&s->admin);
     zsock_destroy(&s->router);
+    zactor_destroy(&s->auth);
     for (int w = 0; s->workers && w < s->opt.workers; w++) {
         scene_worker_destroy(&s->workers[w]);
         if (s->to_worker)
@@ -171,8 +197,9 @@ static bool forward(void *replies, void *router)
 
 int scene_run(scene_t *s)
 {
-    ts_log(s->log, TS_LOG_INFO, "start", "bind=%s db=%s admin=%s workers=%d flush_ms=%d", s->opt.bind, s->opt.db, s->opt.admin,
-           s->opt.workers, s->opt.flush_ms);
+    ts_log(s->log, TS_LOG_INFO, "start", "bind=%s db=%s admin=%s workers=%d flush_ms=%d curve=%s", s->opt.bind, s->opt.db,
+           s->opt.admin, s->opt.workers, s->opt.flush_ms,
+           !s->opt.curve_cert ? "off" : s->opt.curve_gates ? "listed-gates" : "any-gate");
     void *router = zsock_resolve(s->router), *replies = zsock_resolve(s->replies);
     zmq_pollitem_t items[] = {
         { router, 0, ZMQ_POLLIN, 0 },

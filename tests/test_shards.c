@@ -61,21 +61,21 @@ static bool serve(int ms, ts_env_t *seen)
 Test(shards, routes_by_the_jump_hash)
 {
     char err[256];
-    gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1,tcp://127.0.0.1:2,tcp://127.0.0.1:3", NULL, 0, err);
+    gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1,tcp://127.0.0.1:2,tcp://127.0.0.1:3", NULL, NULL, 0, err);
     cr_assert_not_null(s, "%s", err);
     cr_assert_eq(gate_shards_count(s), 3);
     for (uint64_t p = 1; p < 1000; p++)
         cr_assert_eq(gate_shards_route(s, p), (int) ts_shard_of(p, 3));
     gate_shards_destroy(&s);
     cr_assert_null(s);
-    cr_assert_null(gate_shards_new("", NULL, 0, err));
+    cr_assert_null(gate_shards_new("", NULL, NULL, 0, err));
 }
 
 Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = teardown)
 {
     char err[256];
     int64_t now = ts_clock_mono_us();
-    gate_shards_t *s = gate_shards_new(endpoint, NULL, now, err);
+    gate_shards_t *s = gate_shards_new(endpoint, NULL, NULL, now, err);
     cr_assert_not_null(s, "%s", err);
     ts_env_t env, seen;
     bool up = false;

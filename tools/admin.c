@@ -3,10 +3,12 @@
  *   ticksync-admin [--admin URL,...] [--json] latency PLAYER
  *   ticksync-admin [--admin URL,...] [--json] top [--worst|--best] [-n N]
  *   ticksync-admin [--admin URL,...] [--json] stats
+ *   ticksync-admin keygen PATH      (CurveZMQ certificate: PATH public, PATH_secret)
  *
  * --admin lists the shards' admin URLs in shard order, as the gate's
  * --scenes lists their endpoints: one player is asked of its own shard
  * (the gate's jump hash), lists and stats fan out and are merged. */
+#include <czmq.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +275,22 @@ static int split_urls(cli_t *cli, const char *list)
     return cli->count;
 }
 
+/* A CurveZMQ certificate for a gate or a scene, in czmq's zcert files:
+ * PATH holds the public key (give it to the other side), PATH_secret both
+ * (keep it, mode 0600). */
+static int cmd_keygen(const char *path)
+{
+    zcert_t *cert = zcert_new();
+    zcert_set_meta(cert, "created-by", "ticksync-admin keygen");
+    int rc = cert ? zcert_save(cert, path) : -1;
+    if (rc == 0)
+        printf("public certificate %s, secret certificate %s_secret, public key %s\n", path, path, zcert_public_txt(cert));
+    else
+        fprintf(stderr, "ticksync-admin: cannot write %s and %s_secret\n", path, path);
+    zcert_destroy(&cert);
+    return rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     /* "-n N" is the one short flag: the settings know it as --n. */
@@ -281,7 +299,7 @@ int main(int argc, char **argv)
         return 1;
     for (int i = 0; i < argc; i++)
         args[i] = strcmp(argv[i], "-n") == 0 ? "--n" : argv[i];
-    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | top [--worst|--best] [-n N] | stats",
+    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | top [--worst|--best] [-n N] | stats | keygen PATH",
                                      "Asks the ticksync scene shards' admin APIs for player latency.",
                                      settings, sizeof settings / sizeof settings[0]);
     ts_config_rc_t rc = cfg ? ts_config_load(cfg, argc, args) : TS_CONFIG_BAD;
@@ -308,6 +326,8 @@ int main(int argc, char **argv)
             status = cmd_top(&cli, !ts_config_bool(cfg, "best"), (int) ts_config_int(cfg, "n"));
         else if (strcmp(cmd, "stats") == 0 && ts_config_argc(cfg) == 1)
             status = cmd_stats(&cli);
+        else if (strcmp(cmd, "keygen") == 0 && ts_config_argc(cfg) == 2)
+            status = cmd_keygen(ts_config_arg(cfg, 1));
         else
             ts_config_fail(cfg, "unknown command or arguments: '%s' (see --help)", cmd);
     }
