@@ -2,6 +2,7 @@
 #include "writer.h"
 
 #include <czmq.h>
+#include <malloc.h>
 #include <sqlite3.h>
 
 #include "clock.h"
@@ -9,6 +10,7 @@
 #include "wire.h"
 
 #define RETRY_LOG_US 10000000  /* a failing store is logged again every 10 s */
+#define TRIM_US      10000000  /* the heap's free pages go back to the system every 10 s */
 
 typedef struct {
     scene_store_t *store;
@@ -128,6 +130,16 @@ static void flush(state_t *st)
     st->failing = true;
 }
 
+/* A backlog (queues that grew while the CPU was busy elsewhere) leaves free
+ * pages inside glibc's arenas, which it keeps: the scene's RSS would stay at
+ * its highest backlog for good. malloc_trim hands them back. */
+static void give_back_memory(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 static void drain(state_t *st, zsock_t *inbox)
 {
     zmsg_t *msg;
@@ -165,7 +177,7 @@ static void writer_actor(zsock_t *pipe, void *args)
     }
     zsock_signal(pipe, ok ? 0 : 1);
     zpoller_t *poller = ok ? zpoller_new(pipe, inbox, NULL) : NULL;
-    int64_t next_flush = ts_clock_mono_us() + cfg->flush_ms * 1000;
+    int64_t next_flush = ts_clock_mono_us() + cfg->flush_ms * 1000, next_trim = next_flush + TRIM_US;
     while (poller) {
         int64_t now = ts_clock_mono_us();
         int wait = next_flush > now ? (int) ((next_flush - now + 999) / 1000) : 0;
@@ -181,6 +193,10 @@ static void writer_actor(zsock_t *pipe, void *args)
         if (ts_clock_mono_us() >= next_flush) {
             flush(&st);
             next_flush = ts_clock_mono_us() + cfg->flush_ms * 1000;
+        }
+        if (ts_clock_mono_us() >= next_trim) {
+            give_back_memory();
+            next_trim = ts_clock_mono_us() + TRIM_US;
         }
     }
     if (inbox) {   /* last words: everything the workers sent, then a final flush */
