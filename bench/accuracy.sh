@@ -24,7 +24,7 @@ plot "$csv" using 1:2 with lines title "S0 unreal", \
      "$csv" using 1:3 with lines title "S1 blaster", \
      "$csv" using 1:4 with lines dashtype 2 title "S2 esframework", \
      "$csv" using 1:5 with lines title "S3 smoothed", \
-     "$csv" using 1:6 with lines title "S4 mirror", \
+     "$csv" using 1:6 with lines title "Mirror", \
      "$csv" using 1:7 with lines linewidth 2 linecolor rgb "black" title "libticksync"
 PLOT
 done

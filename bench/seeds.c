@@ -8,7 +8,7 @@
 #define S0_RATE           0.33     /* APPROXIMATING_RATE */
 #define S2_COEF           1.0      /* coefDownUpSpeed */
 #define S3_ALPHA          0.1
-#define S4_WINDOW         50       /* PingWindowSize */
+#define MIRROR_WINDOW         50       /* PingWindowSize */
 
 void seed_init(seed_t *s, seed_kind_t kind)
 {
@@ -21,7 +21,7 @@ void seed_init(seed_t *s, seed_kind_t kind)
 
 const char *seed_name(seed_kind_t kind)
 {
-    static const char *const names[] = { "S0 unreal", "S1 blaster", "S2 esframework", "S3 smoothed", "S4 mirror" };
+    static const char *const names[] = { "S0 unreal", "S1 blaster", "S2 esframework", "S3 smoothed", "Mirror" };
     return kind < SEEDS ? names[kind] : "?";
 }
 
@@ -44,7 +44,7 @@ static double s0_now(const seed_t *s, int64_t now)
 
 static void ema(double *value, int *n, double x)
 {
-    double alpha = 2.0 / (S4_WINDOW + 1);
+    double alpha = 2.0 / (MIRROR_WINDOW + 1);
     *value = (*n)++ == 0 ? x : *value + alpha * (x - *value);
 }
 
@@ -81,7 +81,7 @@ void seed_sample(seed_t *s, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
             s->offset += S3_ALPHA * observed;
         }
         break;
-    case SEED_S4: {
+    case SEED_MIRROR: {
         /* Mirror keeps local - server; here server - local, so the bounds flip */
         ema(&s->ema_rtt, &s->rtt_n, rtt);
         double fresh = (double) t2 + 0.5 * rtt - (double) t4;

@@ -14,8 +14,8 @@
  *   S3  003_...: a smoothed offset. The one-way delay of the first exchange
  *       is assumed forever; each reply's observed error moves the offset by
  *       a smoothing factor (0.1: the document leaves it open).
- *   S4  Mirror's NetworkTime: RTT and offset as exponential moving averages
- *       over a window of 50, the offset EMA restarted when it leaves the
+ *   Mirror  NetworkTime of the Mirror networking library: RTT and offset
+ *       as exponential moving averages over a window of 50, the offset EMA restarted when it leaves the
  *       [now - rtt - server, now - server] bounds of a sample.
  *
  * Each sees what its original saw: the client's send and receive times and
@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum { SEED_S0, SEED_S1, SEED_S2, SEED_S3, SEED_S4, SEEDS } seed_kind_t;
+typedef enum { SEED_S0, SEED_S1, SEED_S2, SEED_S3, SEED_MIRROR, SEEDS } seed_kind_t;
 
 typedef struct {
     seed_kind_t kind;
@@ -35,9 +35,9 @@ typedef struct {
     /* S0 */
     int64_t     latest_rtt, client_time;
     double      estimated, delta;
-    /* S1, S2, S3, S4: server - local */
+    /* S1, S2, S3, Mirror: server - local */
     double      offset, one_way;
-    /* S4 */
+    /* Mirror */
     double      ema_rtt, ema_offset, offset_min, offset_max;
     int         rtt_n, offset_n;
 } seed_t;

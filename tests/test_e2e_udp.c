@@ -1,6 +1,7 @@
 /* tests/test_e2e_udp.c - libticksync against the real gate and scene: the
  * socket client syncs over TCP, moves to UDP once synced, reconnects after
- * a gate restart; and every datagram the gate must drop silently (short,
+ * a gate restart, and a crowd of them under load after the gate is
+ * killed; and every datagram the gate must drop silently (short,
  * unknown session, wrong tag, other host, undecodable, wrong type) is
  * dropped, counted, and leaves a client alongside untouched. */
 #include <arpa/inet.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -82,6 +85,59 @@ Test(e2e_udp, client_reconnects_after_a_gate_restart, .init = start, .fini = sto
     cr_assert_eq(ticksync_session_state(ticksync_client_session(c)), TICKSYNC_SESSION_WELCOMED);
     cr_assert_geq(ticksync_now(ticksync_client_clock(c), ticksync_local_us()), before, "time went on, not back");
     ticksync_client_destroy(&c);
+}
+
+#define CROWD 100
+
+/* Runs every client of the crowd for ms, checking that none of their clocks
+ * ever goes back. */
+static void run_crowd(ticksync_client_t **c, int64_t *last, int ms)
+{
+    int64_t end = ticksync_local_us() + (int64_t) ms * 1000;
+    while (ticksync_local_us() < end) {
+        for (int i = 0; i < CROWD; i++) {
+            cr_assert_eq(ticksync_client_run(c[i], 0), 0);
+            int64_t now = ticksync_now(ticksync_client_clock(c[i]), ticksync_local_us());
+            cr_assert_geq(now, last[i], "client %d went back %lld us", i, (long long) (last[i] - now));
+            last[i] = now;
+        }
+        e2e_sleep_us(1000);
+    }
+}
+
+Test(e2e_udp, a_crowd_under_load_reconnects_after_the_gate_is_killed, .init = start, .fini = stop, .timeout = 90)
+{
+    ticksync_config_t fast;
+    ticksync_config_default(&fast);
+    fast.interval_us = 50000;   /* 100 clients x 20 exchanges a second */
+    ticksync_client_t *c[CROWD];
+    int64_t last[CROWD] = { 0 };
+    char server[32], err[256];
+    snprintf(server, sizeof server, "127.0.0.1:%d", stack.port[0]);
+    for (int i = 0; i < CROWD; i++) {
+        ticksync_client_options_t o = { .server = server, .player_id = 1000 + (uint64_t) i, .udp = i % 2, .clock = &fast };
+        c[i] = ticksync_client_new(&o, err);
+        cr_assert_not_null(c[i], "%s", err);
+    }
+    run_crowd(c, last, 1500);
+    e2e_sleep_us(300000);
+    int64_t before = e2e_db_value(stack.db[0], 1000, "samples");
+    cr_assert_gt(before, 0);
+    kill(stack.gate[0], SIGKILL);   /* a crash: no BYE, connections reset */
+    waitpid(stack.gate[0], NULL, 0);
+    stack.gate[0] = 0;
+    run_crowd(c, last, 300);
+    e2e_start_gate(&stack, 0);
+    run_crowd(c, last, 3500);
+    for (int i = 0; i < CROWD; i++) {
+        cr_assert_geq(ticksync_client_connects(c[i]), 2, "client %d reconnected", i);
+        cr_assert_eq(ticksync_session_state(ticksync_client_session(c[i])), TICKSYNC_SESSION_WELCOMED, "client %d", i);
+        cr_assert(ticksync_synced(ticksync_client_clock(c[i])), "client %d", i);
+    }
+    e2e_sleep_us(300000);
+    cr_assert_gt(e2e_db_value(stack.db[0], 1000, "samples"), before, "the scene kept counting");
+    for (int i = 0; i < CROWD; i++)
+        ticksync_client_destroy(&c[i]);
 }
 
 /* A UDP socket bound to a loopback address (127.0.0.x works without setup). */
