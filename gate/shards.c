@@ -75,30 +75,31 @@ static zcert_t **load_scene_certs(const char *list, int count, char *err)
 {
     zcert_t **certs = calloc((size_t) count, sizeof *certs);
     char *copy = strdup(list), *save = NULL;
+    bool ok = certs && copy;
     int n = 0;
-    for (char *path = copy ? strtok_r(copy, ",", &save) : NULL; certs && path; path = strtok_r(NULL, ",", &save)) {
-        if (n == count)
+    for (char *path = ok ? strtok_r(copy, ",", &save) : NULL; ok && path; path = strtok_r(NULL, ",", &save)) {
+        if (n == count) {
             snprintf(err, 256, "more scene certificates than scenes");
-        if (n == count || !(certs[n++] = load_cert(path, false, err))) {
-            n = -1;
-            break;
+            ok = false;
+        } else {
+            ok = (certs[n++] = load_cert(path, false, err)) != NULL;
         }
     }
-    if (n == 1)
-        for (int i = 1; i < count; i++)
-            certs[i] = zcert_dup(certs[0]);
-    else if (n >= 0 && n != count)
+    if (ok && n == 1) {
+        for (int i = 1; i < count && ok; i++)
+            ok = (certs[i] = zcert_dup(certs[0])) != NULL;
+    } else if (ok && n != count) {
         snprintf(err, 256, "%d scene certificates for %d scenes (give one for all, or one each)", n, count);
-    bool ok = certs && copy && (n == 1 || n == count);
-    for (int i = 0; certs && i < count; i++)
-        ok = ok && certs[i];
-    if (!ok)
-        for (int i = 0; certs && i < count; i++)
+        ok = false;
+    }
+    if (!ok && certs) {
+        for (int i = 0; i < count; i++)
             zcert_destroy(&certs[i]);
-    free(copy);
-    if (!ok)
         free(certs);
-    return ok ? certs : NULL;
+        certs = NULL;
+    }
+    free(copy);
+    return certs;
 }
 
 gate_shards_t *gate_shards_new(const char *endpoints, const gate_curve_t *curve, ts_log_t *log, int64_t now_us,
