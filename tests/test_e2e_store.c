@@ -2,7 +2,8 @@
  * processes: SIGKILL loses nothing older than the flush interval (and the
  * gate stays up, answers UNAVAILABLE within a second, and a restarted
  * scene carries on); a full disk is logged, service goes on from memory,
- * and everything is written once the disk has room again; players idle
+ * and everything is written once the disk has room again; the same when
+ * the database's files turn read-only under the scene; players idle
  * past --idle-s leave memory and come back with their history. */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -96,18 +97,16 @@ static void stop_on_tmpfs(void)
     rmdir(stack.dir);
 }
 
-static void fill(const char *path)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "dd if=/dev/zero of=%s bs=64k 2>/dev/null; true", path);
-    cr_assert_eq(e2e_run(cmd, NULL), 0);
-}
+/* The stack's store breaks while it serves: a clear log line naming the
+ * cause, service goes on from memory, and once the fault is mended every
+ * flush that failed is written and nothing is lost. */
+typedef struct {
+    void      (*inflict)(void), (*mend)(void);
+    const char *cause;   /* in the log line */
+} fault_t;
 
-Test(e2e_store, a_full_disk_is_logged_served_through_and_recovered, .init = start_on_tmpfs, .fini = stop_on_tmpfs,
-     .timeout = 120)
+static void served_through(const fault_t *fault)
 {
-    if (!mounted)
-        cr_skip_test("cannot mount a tmpfs here (needs root); the full-disk path is untested on this machine");
     int fd = e2e_login(stack.port[0], 1);
     uint64_t seq = 0;
     for (int i = 0; i < 3; i++)
@@ -115,9 +114,7 @@ Test(e2e_store, a_full_disk_is_logged_served_through_and_recovered, .init = star
     e2e_sleep_us(300000);
     cr_assert_eq(e2e_db_value(stack.db[0], 1, "samples"), 3);
 
-    char filler[128];
-    snprintf(filler, sizeof filler, "%s/filler", stack.dir);
-    fill(filler);
+    fault->inflict();
     /* service goes on from memory while every flush fails */
     int others[40];
     for (int p = 0; p < 40; p++) {
@@ -129,19 +126,19 @@ Test(e2e_store, a_full_disk_is_logged_served_through_and_recovered, .init = star
         e2e_exchange(fd, ++seq, 500, 500, 0);
     e2e_sleep_us(500000);
     cr_assert(e2e_file_contains(stack.scene_log[0], "event=store_write_failed"), "a clear log line");
-    cr_assert(e2e_file_contains(stack.scene_log[0], "full"), "naming the cause");
+    cr_assert(e2e_file_contains(stack.scene_log[0], fault->cause), "naming the cause: %s", fault->cause);
     cr_assert_eq(e2e_db_value(stack.db[0], 1, "samples"), 3, "nothing new could be written");
 
-    /* room again: the retries succeed and nothing was lost */
+    /* mended: the retries succeed and nothing was lost */
     long long errors = e2e_metric(stack.admin_port[0], "ticksync_scene_store_errors_total");
     cr_assert_gt(errors, 0);
-    cr_assert_eq(unlink(filler), 0);
+    fault->mend();
     bool recovered = false;
     for (int i = 0; i < 50 && !recovered; i++) {
         e2e_sleep_us(100000);
         recovered = e2e_file_contains(stack.scene_log[0], "event=store_recovered");
     }
-    cr_assert(recovered, "recovered once the disk had room (store errors %lld, then %lld)", errors,
+    cr_assert(recovered, "recovered once mended (store errors %lld, then %lld)", errors,
               e2e_metric(stack.admin_port[0], "ticksync_scene_store_errors_total"));
     cr_assert_eq(e2e_db_value(stack.db[0], 1, "samples"), 8);
     for (int p = 0; p < 40; p++) {
@@ -149,6 +146,63 @@ Test(e2e_store, a_full_disk_is_logged_served_through_and_recovered, .init = star
         close(others[p]);
     }
     close(fd);
+}
+
+static char filler[128];
+
+static void fill(void)
+{
+    char cmd[256];
+    snprintf(filler, sizeof filler, "%s/filler", stack.dir);
+    snprintf(cmd, sizeof cmd, "dd if=/dev/zero of=%s bs=64k 2>/dev/null; true", filler);
+    cr_assert_eq(e2e_run(cmd, NULL), 0);
+}
+
+static void unfill(void) { cr_assert_eq(unlink(filler), 0); }
+
+Test(e2e_store, a_full_disk_is_logged_served_through_and_recovered, .init = start_on_tmpfs, .fini = stop_on_tmpfs,
+     .timeout = 120)
+{
+    if (!mounted)
+        cr_skip_test("cannot mount a tmpfs here (needs root); the full-disk path is untested on this machine");
+    served_through(&(fault_t) { fill, unfill, "full" });
+}
+
+/* ---- a read-only database: its files turn immutable under the running scene -- */
+
+/* chattr +i makes even root's writes to already-open files fail (EPERM), as
+ * a filesystem gone read-only does; -i mends it. False where the filesystem
+ * has no such flag (tmpfs, overlayfs). */
+static bool immutable(bool on)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "chattr %ci %s %s-wal 2>/dev/null", on ? '+' : '-', stack.db[0], stack.db[0]);
+    return e2e_run(cmd, NULL) == 0;
+}
+
+static bool can_be_immutable;
+
+static void start_checking_chattr(void)
+{
+    start();
+    can_be_immutable = immutable(true) && immutable(false);
+}
+
+static void stop_mutable(void)
+{
+    immutable(false);   /* whatever happened, the folder must be removable */
+    stop();
+}
+
+static void make_read_only(void) { cr_assert(immutable(true)); }
+static void make_writable(void) { cr_assert(immutable(false)); }
+
+Test(e2e_store, a_read_only_database_is_logged_served_through_and_recovered, .init = start_checking_chattr,
+     .fini = stop_mutable, .timeout = 120)
+{
+    if (!can_be_immutable)
+        cr_skip_test("chattr +i does not work on this filesystem; the read-only path is untested on this machine");
+    served_through(&(fault_t) { make_read_only, make_writable, "disk I/O error" });
 }
 
 /* ---- idle players leave memory ------------------------------------------------ */
