@@ -37,7 +37,10 @@ start_echo() {
 
 stop_echo() { [ -n "$ECHO_PID" ] && kill -TERM "$ECHO_PID" 2>/dev/null && wait "$ECHO_PID" 2>/dev/null || true; ECHO_PID=; }
 
-loadgen() { "$BUILD/bench/ticksync-loadgen" "$@"; }
+# LOADGEN_NICE=N runs the load generator at that niceness, so the server
+# threads it shares the two cores with win the CPU first (as they would
+# with the load on other machines).
+loadgen() { ${LOADGEN_NICE:+nice -n "$LOADGEN_NICE"} "$BUILD/bench/ticksync-loadgen" "$@"; }
 
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 

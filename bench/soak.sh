@@ -46,6 +46,7 @@ set yrange [0:*]
 set y2range [0:*]
 set grid
 plot "$csv" using 1:(\$2/1024) with lines title "gate RSS", "$csv" using 1:(\$3/1024) with lines title "scene RSS", \
+     "$csv" using 1:(\$6/1024) with lines dashtype 3 title "scene heap (anon)", \
      "$csv" using 1:4 axes x1y2 with lines dashtype 2 title "gate fds", "$csv" using 1:5 axes x1y2 with lines dashtype 2 title "scene fds"
 PLOT
 awk 'NR > 1 { n++; t[n] = $0 } END {
