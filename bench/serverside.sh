@@ -40,7 +40,7 @@ measure() {
     sleep 2
   fi
   "$BUILD/tools/ticksync-bot" --gate "127.0.0.1:$BASE" --players "$players" --duration-s "$secs" --up-ms 5-30 \
-    --down-ms 5-30 --jitter uniform --jitter-ms 1 --udp false --json --quiet >"$WORK/bot.json"
+    --down-ms 5-30 --jitter uniform --jitter-ms 1 --udp=false --json --quiet >"$WORK/bot.json"
   [ -n "$lg" ] && wait "$lg"
   jq -r '.server_rtt_error_us | "p50 \(.p50 | floor) us, p90 \(.p90 | floor) us, p99 \(.p99 | floor) us, max \(.max | floor) us (\(.n) exchanges)"' "$WORK/bot.json"
   [ -n "$lg" ] && jq -r '"    load held: \(.exchanges_per_s | floor)/s"' "$WORK/lg.json" || true

@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "recvstamp.h"
+
 static int open_bound(const struct sockaddr_storage *addr, socklen_t len, int type, char *err)
 {
     int fd = socket(addr->ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -19,6 +21,7 @@ static int open_bound(const struct sockaddr_storage *addr, socklen_t len, int ty
     }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    ts_stamp_arrivals(fd);
     if (bind(fd, (const struct sockaddr *) addr, len) < 0) {
         snprintf(err, GATE_NET_ERR_LEN, "bind: %s", strerror(errno));
         close(fd);
@@ -42,3 +45,4 @@ int gate_net_bind_udp(const struct sockaddr_storage *addr, socklen_t len, char *
 {
     return open_bound(addr, len, SOCK_DGRAM, err);
 }
+

@@ -1,5 +1,6 @@
 /* gate/net.h - every socket call of the gate that is not a read or write:
- * listening sockets (addresses come from lib/addr.h). Errors go to a caller's buffer. */
+ * listening sockets (addresses come from lib/addr.h), which stamp arrivals
+ * (lib/recvstamp.h). Errors go to a caller's buffer. */
 #ifndef GATE_NET_H
 #define GATE_NET_H
 

@@ -7,8 +7,10 @@
  * waits out a down delay before the session sees it: base delays per
  * player and direction, plus jitter per message, plus loss. Each player's
  * clock has its own offset and drift. Because the bot knows each delay it
- * gave, it knows the truth: the round trip the server should measure for
- * an exchange is the down delay of its SYNC_REPLY plus the up delay of its
+ * applied (kept as it really was: from the kernel's arrival stamp, or the
+ * message's making, to its delivery, so a late loop does not skew it), it
+ * knows the truth: the round trip the server should measure for an
+ * exchange is the down delay of its SYNC_REPLY plus the up delay of its
  * SYNC_ACK; the server time the library should show is this host's real
  * clock, which is the gate's. The summary compares both. */
 #include <errno.h>
@@ -32,10 +34,12 @@
 #include "frame.h"
 #include "msg.h"
 #include "prng.h"
+#include "recvstamp.h"
 #include "ticksync.h"
 #include "token.h"
 
 #define SEQ_RING      64
+#define ARRIVAL_MAX_US 1000000  /* a kernel stamp older than this is a clock step */
 #define CONVERGE_US   2000000   /* offset errors count once a player has been synced this long */
 #define SAMPLE_US     250000    /* how often each player's shown time is checked */
 
@@ -199,8 +203,8 @@ static bool exchange_message(const uint8_t *msg, size_t len, ts_dir_t dir, ts_ms
 
 /* The injected network, either way: an exchange message is lost with the
  * loss probability; anything else waits out the player's base delay for
- * that direction plus jitter, never overtaking on TCP. The up delay of
- * each SYNC_ACK is kept: it is half the truth of that exchange's rtt. */
+ * that direction plus jitter, never overtaking on TCP, counted from now
+ * (for what comes from the gate: when the kernel received it). */
 static void inject(bot_t *b, uint32_t i, const uint8_t *msg, size_t len, bool up, bool udp, int64_t now)
 {
     player_t *p = &b->p[i];
@@ -215,10 +219,6 @@ static void inject(bot_t *b, uint32_t i, const uint8_t *msg, size_t len, bool up
     if (!udp) {
         due = due > *last ? due : *last;
         *last = due;
-    }
-    if (up && exch && m.type == TS_SYNC_ACK) {
-        p->ack_up[m.seq % SEQ_RING] = due - now;
-        p->ack_seq[m.seq % SEQ_RING] = m.seq;
     }
     uint8_t kind = up ? (udp ? OUT_UDP : OUT_TCP) : (udp ? IN_UDP : IN_TCP);
     delayq_push(b->q, due, i, kind, due - now, msg, len);
@@ -235,6 +235,9 @@ static int connect_player(bot_t *b, uint32_t i, const struct addrinfo *gate)
         if (p->udp < 0 || connect(p->udp, gate->ai_addr, gate->ai_addrlen) < 0)
             return -1;
     }
+    ts_stamp_arrivals(p->tcp);
+    if (p->udp >= 0)
+        ts_stamp_arrivals(p->udp);
     struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t) i << 1 };
     if (epoll_ctl(b->ep, EPOLL_CTL_ADD, p->tcp, &ev) < 0)
         return -1;
@@ -247,12 +250,32 @@ static int connect_player(bot_t *b, uint32_t i, const struct addrinfo *gate)
     return 0;
 }
 
+/* The delay a message really had in the bot: from its arrival (or its
+ * making) to now, its delivery; the same as injected unless the bot's loop
+ * ran late. */
+static int64_t applied(const delayq_item_t *it, int64_t now)
+{
+    return now - (it->due - it->injected);
+}
+
+/* A SYNC_ACK leaving now: its up delay is half the truth of its exchange. */
+static void note_ack_sent(player_t *p, const delayq_item_t *it, int64_t now)
+{
+    ts_msg_t m;
+    if (ts_msg_decode(it->bytes, it->len, TS_FROM_CLIENT, &m) != TS_OK || m.type != TS_SYNC_ACK)
+        return;
+    p->ack_up[m.seq % SEQ_RING] = applied(it, now);
+    p->ack_seq[m.seq % SEQ_RING] = m.seq;
+}
+
 /* A message whose time has come. */
 static void deliver(bot_t *b, const delayq_item_t *it, int64_t now)
 {
     player_t *p = &b->p[it->player];
     if (p->dead)
         return;
+    if (it->kind == OUT_TCP || it->kind == OUT_UDP)
+        note_ack_sent(p, it, now);
     if (it->kind == OUT_TCP) {
         uint8_t frame[TS_FRAME_HEADER + DELAYQ_BYTES];
         ts_frame_put_header(frame, it->len);
@@ -272,7 +295,7 @@ static void deliver(bot_t *b, const delayq_item_t *it, int64_t now)
     if (ts_msg_decode(it->bytes, it->len, TS_FROM_SERVER, &m) != TS_OK)
         return;
     if (m.type == TS_SYNC_REPLY) {
-        p->reply_down[m.seq % SEQ_RING] = it->injected;
+        p->reply_down[m.seq % SEQ_RING] = applied(it, now);
         b->replies++;
     }
     if (m.type == TS_SYNC_RESULT) {
@@ -335,17 +358,19 @@ static void read_socket(bot_t *b, uint64_t tag, int64_t now)
     if (p->dead)
         return;
     uint8_t buf[8192];
+    int64_t arrived;
     if (tag & 1) {
         ssize_t n;
-        while ((n = recv(p->udp, buf, sizeof buf, MSG_DONTWAIT)) > 0) {
+        while ((n = ts_recv_stamped(p->udp, buf, sizeof buf, NULL, NULL, &arrived)) > 0) {
             const uint8_t *msg;
             size_t len = ticksync_session_udp_unwrap(p->s, buf, (size_t) n, &msg);
             if (len)
-                inject(b, i, msg, len, false, true, now);
+                inject(b, i, msg, len, false, true, ts_arrival_mono(arrived, ARRIVAL_MAX_US));
         }
         return;
     }
-    ssize_t n = recv(p->tcp, buf, sizeof buf, MSG_DONTWAIT);
+    ssize_t n = ts_recv_stamped(p->tcp, buf, sizeof buf, NULL, NULL, &arrived);
+    now = ts_arrival_mono(arrived, ARRIVAL_MAX_US);   /* the injected delay starts when the bytes came */
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         kill_player(b, p);
         return;
@@ -570,8 +595,10 @@ int main(int argc, char **argv)
             next_tick = now + 1000;
         }
         delayq_item_t it;
-        while (delayq_pop_due(b.q, now, &it))
+        while (delayq_pop_due(b.q, now, &it)) {
             deliver(&b, &it, now);
+            now = ts_clock_mono_us();   /* each delivery at its own time, or the truth drifts by the batch */
+        }
         int64_t wait = delayq_next(b.q) - now;
         wait = wait < 0 ? 0 : wait > 1000 ? 1000 : wait;
         /* microsecond timeouts: a millisecond's rounding would be an error the truth does not have */

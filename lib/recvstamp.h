@@ -1,0 +1,26 @@
+/* lib/recvstamp.h - reads stamped with the time the kernel received the
+ * bytes (SO_TIMESTAMPNS), for programs whose loop may read late: the gate
+ * stamps t2 and t6 with it, the bot measures the delays it really applied. */
+#ifndef TS_LIB_RECVSTAMP_H
+#define TS_LIB_RECVSTAMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+/* Asks the kernel to stamp what arrives on fd from now on. */
+void ts_stamp_arrivals(int fd);
+
+/* recvmsg with MSG_DONTWAIT: like recvfrom (from and from_len may be NULL),
+ * and *arrived_us is the real time (µs since the epoch) at which the kernel
+ * received the last of the bytes read; the time now when it gave none. */
+ssize_t ts_recv_stamped(int fd, void *buf, size_t cap, struct sockaddr_storage *from, socklen_t *from_len,
+                        int64_t *arrived_us);
+
+/* arrived (real µs, from ts_recv_stamped) as a time on the monotonic clock;
+ * now when the stamp is in the future or more than max_late_us old (a step
+ * of the real clock). */
+int64_t ts_arrival_mono(int64_t arrived_us, int64_t max_late_us);
+
+#endif
