@@ -9,7 +9,9 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-/* Asks the kernel to stamp what arrives on fd from now on. */
+/* Asks the kernel to stamp what arrives on fd from now on. When fd is the
+ * host's first socket to ask, the kernel turns stamping on a moment later
+ * (deferred work): what arrives before is stamped when it is read. */
 void ts_stamp_arrivals(int fd);
 
 /* recvmsg with MSG_DONTWAIT: like recvfrom (from and from_len may be NULL),
