@@ -36,8 +36,8 @@ Test(e2e_bot, injected_truth_is_recovered_by_server_and_clients, .init = start, 
     cr_assert_eq(json_integer_value(json_object_get(s, "disconnects")), 0);
     cr_assert_geq(json_integer_value(json_object_get(s, "results")), 100 * 8, "a burst and then one a second");
     cr_assert_eq(json_integer_value(json_object_get(s, "backwards")), 0, "server time never went backwards");
-    /* the server measures the injected round trip, plus loopback and scheduling */
-    /* the gate stamps with the kernel's arrival times: tens of µs when idle (bench/RESULTS.md) */
+    /* the server measures the round trip the bot applied, plus loopback: the gate stamps with the
+     * kernel's arrival times, tens of µs when idle (bench/RESULTS.md) */
     cr_assert_lt(stat_of(s, "server_rtt_error_us", "p50"), 300);
     cr_assert_lt(stat_of(s, "server_rtt_error_us", "p90"), 1500);
     /* the clients' time is as good as a symmetric estimate can be */
