@@ -1,5 +1,6 @@
 /* tests/test_e2e_store.c - the scene's store under faults, with the real
- * processes: SIGKILL loses nothing older than the flush interval (and the
+ * processes: SIGTERM loses nothing, even with a flush a minute away;
+ * SIGKILL loses nothing older than the flush interval (and the
  * gate stays up, answers UNAVAILABLE within a second, and a restarted
  * scene carries on); a full disk is logged, service goes on from memory,
  * and everything is written once the disk has room again; the same when
@@ -72,6 +73,29 @@ Test(e2e_store, sigkill_loses_nothing_older_than_the_flush_interval, .init = sta
     cr_assert_eq(e2e_db_value(stack.db[0], 1, "samples"), stored + 1);
     for (int p = 0; p < PLAYERS; p++)
         close(fds[p]);
+}
+
+/* ---- SIGTERM: whatever the flush interval, everything is written -------- */
+
+static const char *flush_rarely[] = { "--flush-ms", "60000", NULL };
+
+static void start_flushing_rarely(void) { e2e_start_cluster(&stack, 1, 1, true, fast_syncs, flush_rarely); }
+
+Test(e2e_store, sigterm_loses_nothing_even_between_flushes, .init = start_flushing_rarely, .fini = stop, .timeout = 60)
+{
+    int fds[PLAYERS];
+    for (int p = 0; p < PLAYERS; p++) {
+        fds[p] = e2e_login(stack.port[0], (uint64_t) (500 + p));
+        for (uint64_t seq = 1; seq <= 5; seq++)
+            e2e_exchange(fds[p], seq, 500, 500, 0);
+    }
+    cr_assert_eq(e2e_db_value(stack.db[0], 500, "samples"), INT64_MIN, "nothing flushed yet, a minute to go");
+    cr_assert_eq(e2e_term(stack.scene[0]), 0, "the scene exits 0 on SIGTERM");
+    stack.scene[0] = 0;
+    for (int p = 0; p < PLAYERS; p++) {
+        cr_assert_eq(e2e_db_value(stack.db[0], (uint64_t) (500 + p), "samples"), 5, "player %d", 500 + p);
+        close(fds[p]);
+    }
 }
 
 /* ---- a full disk: the stack's folder is a small tmpfs ------------------------ */
