@@ -1,6 +1,8 @@
 /* scene/scene.c - see scene.h. PINGs are answered here, on the routing
- * thread, so a shard that routes is a shard that is up; everything else
- * goes to the worker that owns the player. */
+ * thread, so a shard that routes is a shard that is up; so are SYNCs, whose
+ * answer needs no player state (t1 and t2 echoed), so it leaves without
+ * waiting for a worker. Everything else, the SYNCs too, goes to the worker
+ * that owns the player. */
 #include "scene.h"
 
 #include <czmq.h>
@@ -145,6 +147,17 @@ void scene_destroy(scene_t **self_p)
     *self_p = NULL;
 }
 
+/* An envelope back to the gate whose identity is id. */
+static void answer(void *router, const uint8_t *id, size_t idn, const ts_env_t *env)
+{
+    uint8_t buf[TS_ENV_MAX];
+    size_t n = ts_env_encode(env, buf, sizeof buf);
+    if (n == 0)
+        return;
+    zmq_send(router, id, idn, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+    zmq_send(router, buf, n, ZMQ_DONTWAIT);
+}
+
 /* One message from a gate: [identity][envelope]. False when none waits. */
 static bool route(scene_t *s, void *router)
 {
@@ -165,11 +178,14 @@ static bool route(scene_t *s, void *router)
         return true;
     }
     if (env.kind == TS_ENV_PING) {
-        ts_env_t pong = { .kind = TS_ENV_PONG, .seq = env.seq };
-        size_t pn = ts_env_encode(&pong, buf, sizeof buf);
-        zmq_send(router, id, (size_t) idn, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-        zmq_send(router, buf, pn, ZMQ_DONTWAIT);
+        answer(router, id, (size_t) idn, &(ts_env_t) { .kind = TS_ENV_PONG, .seq = env.seq });
         return true;
+    }
+    if (env.kind == TS_ENV_SYNC) {
+        answer(router, id, (size_t) idn,
+               &(ts_env_t) { .kind = TS_ENV_SYNC_REPLY, .conn = env.conn, .player_id = env.player_id, .seq = env.seq,
+                             .t1 = env.t1, .t2 = env.t2 });
+        ts_metric_add(s->stats.replies_out, 1);
     }
     void *w = zsock_resolve(s->to_worker[scene_worker_of(env.player_id, s->opt.workers)]);
     zmq_send(w, "E", 1, ZMQ_SNDMORE);

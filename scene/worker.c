@@ -1,8 +1,8 @@
 /* scene/worker.c - see worker.h. Runs as a czmq actor.
  *
  * A player who shows up is created at once and its stored row is asked of
- * the writer; SYNCs are answered meanwhile (they need no history), while
- * SYNC_ACKs wait (up to DEFER_MAX) until the row is in, so smoothing always
+ * the writer; SYNCs are taken meanwhile (they need no history, and the
+ * router has answered them), while SYNC_ACKs wait (up to DEFER_MAX) until the row is in, so smoothing always
  * continues from the stored values. Dirty rows leave for the writer each
  * time the inbox runs dry: under load in large batches, when idle at once. */
 #include "worker.h"
@@ -205,13 +205,9 @@ static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const
     case TS_ENV_CLOSE:
         on_close(st, e, gate, gate_len, env, ts_clock_real_us());
         break;
-    case TS_ENV_SYNC: {
+    case TS_ENV_SYNC:   /* answered by the router already; the exchange starts here */
         scene_player_on_sync(e->player, env->seq, now);
-        ts_env_t r = { .kind = TS_ENV_SYNC_REPLY, .conn = env->conn, .player_id = env->player_id,
-                       .seq = env->seq, .t1 = env->t1, .t2 = env->t2 };
-        reply(st, gate, gate_len, &r);
         break;
-    }
     case TS_ENV_SYNC_ACK:
         if (!e->loading) {
             on_ack(st, e, gate, gate_len, env);
