@@ -281,7 +281,8 @@ static int split_urls(cli_t *cli, const char *list)
 static int cmd_keygen(const char *path)
 {
     zcert_t *cert = zcert_new();
-    zcert_set_meta(cert, "created-by", "ticksync-admin keygen");
+    if (cert)
+        zcert_set_meta(cert, "created-by", "ticksync-admin keygen");
     int rc = cert ? zcert_save(cert, path) : -1;
     if (rc == 0)
         printf("public certificate %s, secret certificate %s_secret, public key %s\n", path, path, zcert_public_txt(cert));
