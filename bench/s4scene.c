@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "envelope.h"
 #include "idkey.h"
+#include "wire.h"
 
 typedef struct {
     bool    have_old;
@@ -29,16 +30,6 @@ typedef struct {
 } s4_player_t;
 
 static int64_t now_ms(void) { return ts_clock_real_us() / 1000; }
-
-static void reply(void *router, const uint8_t *id, size_t idn, const ts_env_t *env)
-{
-    uint8_t buf[TS_ENV_MAX];
-    size_t n = ts_env_encode(env, buf, sizeof buf);
-    if (n == 0)
-        return;
-    zmq_send(router, id, idn, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-    zmq_send(router, buf, n, ZMQ_DONTWAIT);
-}
 
 static s4_player_t *player_of(zhashx_t *players, uint64_t id)
 {
@@ -52,7 +43,7 @@ static void on_envelope(zhashx_t *players, void *router, const uint8_t *id, size
 {
     if (env->kind == TS_ENV_PING) {
         ts_env_t pong = { .kind = TS_ENV_PONG, .seq = env->seq };
-        reply(router, id, idn, &pong);
+        scene_send_envelope(router, id, idn, &pong);
         return;
     }
     if (env->kind != TS_ENV_SYNC && env->kind != TS_ENV_SYNC_ACK)
@@ -78,7 +69,7 @@ static void on_envelope(zhashx_t *players, void *router, const uint8_t *id, size
         r.rtt = 2 * temp * 1000;
         r.srtt = 2 * p->delay_ms * 1000;
     }
-    reply(router, id, idn, &r);
+    scene_send_envelope(router, id, idn, &r);
 }
 
 static void free_player(void **item)

@@ -147,17 +147,6 @@ void scene_destroy(scene_t **self_p)
     *self_p = NULL;
 }
 
-/* An envelope back to the gate whose identity is id. */
-static void answer(void *router, const uint8_t *id, size_t idn, const ts_env_t *env)
-{
-    uint8_t buf[TS_ENV_MAX];
-    size_t n = ts_env_encode(env, buf, sizeof buf);
-    if (n == 0)
-        return;
-    zmq_send(router, id, idn, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-    zmq_send(router, buf, n, ZMQ_DONTWAIT);
-}
-
 /* One message from a gate: [identity][envelope]. False when none waits. */
 static bool route(scene_t *s, void *router)
 {
@@ -178,14 +167,14 @@ static bool route(scene_t *s, void *router)
         return true;
     }
     if (env.kind == TS_ENV_PING) {
-        answer(router, id, (size_t) idn, &(ts_env_t) { .kind = TS_ENV_PONG, .seq = env.seq });
+        scene_send_envelope(router, id, (size_t) idn, &(ts_env_t) { .kind = TS_ENV_PONG, .seq = env.seq });
         return true;
     }
     if (env.kind == TS_ENV_SYNC) {
-        answer(router, id, (size_t) idn,
-               &(ts_env_t) { .kind = TS_ENV_SYNC_REPLY, .conn = env.conn, .player_id = env.player_id, .seq = env.seq,
-                             .t1 = env.t1, .t2 = env.t2 });
-        ts_metric_add(s->stats.replies_out, 1);
+        ts_env_t r = { .kind = TS_ENV_SYNC_REPLY, .conn = env.conn, .player_id = env.player_id, .seq = env.seq,
+                       .t1 = env.t1, .t2 = env.t2 };
+        if (scene_send_envelope(router, id, (size_t) idn, &r))
+            ts_metric_add(s->stats.replies_out, 1);
     }
     void *w = zsock_resolve(s->to_worker[scene_worker_of(env.player_id, s->opt.workers)]);
     zmq_send(w, "E", 1, ZMQ_SNDMORE);

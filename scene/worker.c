@@ -101,13 +101,8 @@ static void send_dirty(state_t *st)
 
 static void reply(state_t *st, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
 {
-    uint8_t buf[TS_ENV_MAX];
-    size_t n = ts_env_encode(env, buf, sizeof buf);
-    if (n == 0)
-        return;
-    zmq_send(st->replies, gate, gate_len, ZMQ_SNDMORE);
-    zmq_send(st->replies, buf, n, 0);
-    ts_metric_add(st->opt.stats->replies_out, 1);
+    if (scene_send_envelope(st->replies, gate, gate_len, env))
+        ts_metric_add(st->opt.stats->replies_out, 1);
 }
 
 static entry_t *find_or_create(state_t *st, uint64_t player_id, int64_t now)
