@@ -37,7 +37,6 @@
 
 #define GATE_LINGER_US       1000000  /* a closing connection's grace */
 #define GATE_UNAVAILABLE_US  1000000  /* a SYNC unanswered by its shard this long */
-#define GATE_ARRIVAL_MAX_US  1000000  /* a kernel arrival stamp older than this is a clock step */
 #define GATE_TICK_US         20000
 #define GATE_ERROR_LOG_US    10000000   /* client_errors log interval */
 #define GATE_MAX_BAD         8        /* BAD_MESSAGEs before closing */
@@ -452,14 +451,6 @@ static void on_frame(gate_t *g, gate_conn_t *c, const uint8_t *body, size_t len,
     }
 }
 
-/* The server's clocks as they read when the kernel received what was
- * read: *t2 comes in as that real time, *now is the monotonic time then. */
-static void arrival_times(int64_t *t2, int64_t *now)
-{
-    *now = ts_arrival_mono(*t2, GATE_ARRIVAL_MAX_US);
-    *t2 = ts_clock_real_us() - (ts_clock_mono_us() - *now);
-}
-
 /* Reads until EAGAIN, or until the connection has had its share of this
  * turn (GATE_READ_BUDGET reads): then it goes on the ready list and gets
  * its next share after everyone else's, so one flooding client cannot
@@ -473,9 +464,9 @@ static int on_readable(gate_t *g, gate_conn_t *c)
             ready_push(g, c);
             return 0;
         }
-        int64_t t2, now;
-        ssize_t n = ts_recv_stamped(gate_conn_fd(c), buf, sizeof buf, NULL, NULL, &t2);
-        arrival_times(&t2, &now);
+        int64_t arrived, t2, now;   /* the clocks when the kernel got the bytes, however late the loop reads */
+        ssize_t n = ts_recv_stamped(gate_conn_fd(c), buf, sizeof buf, NULL, NULL, &arrived);
+        ts_arrival_clocks(arrived, &t2, &now);
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
             drop(g, c);
             return -1;
@@ -520,9 +511,9 @@ static void on_datagrams(gate_t *g)
     for (int i = 0; i < 256; i++) {
         struct sockaddr_storage from;
         socklen_t from_len = sizeof from;
-        int64_t t2, now;
-        ssize_t n = ts_recv_stamped(g->udp_fd, buf, sizeof buf, &from, &from_len, &t2);
-        arrival_times(&t2, &now);
+        int64_t arrived, t2, now;
+        ssize_t n = ts_recv_stamped(g->udp_fd, buf, sizeof buf, &from, &from_len, &arrived);
+        ts_arrival_clocks(arrived, &t2, &now);
         if (n < 0)
             return;
         gate_conn_t *c = NULL;

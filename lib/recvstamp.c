@@ -40,10 +40,11 @@ ssize_t ts_recv_stamped(int fd, void *buf, size_t cap, struct sockaddr_storage *
     return n;
 }
 
-int64_t ts_arrival_mono(int64_t arrived_us, int64_t max_late_us)
+void ts_arrival_clocks(int64_t arrived_us, int64_t *real_us, int64_t *mono_us)
 {
-    int64_t late = ts_clock_real_us() - arrived_us;
-    if (late < 0 || late > max_late_us)
+    int64_t real = ts_clock_real_us(), late = real - arrived_us;
+    if (late < 0 || late > TS_ARRIVAL_MAX_US)
         late = 0;
-    return ts_clock_mono_us() - late;
+    *real_us = real - late;
+    *mono_us = ts_clock_mono_us() - late;
 }

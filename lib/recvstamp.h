@@ -20,9 +20,13 @@ void ts_stamp_arrivals(int fd);
 ssize_t ts_recv_stamped(int fd, void *buf, size_t cap, struct sockaddr_storage *from, socklen_t *from_len,
                         int64_t *arrived_us);
 
-/* arrived (real µs, from ts_recv_stamped) as a time on the monotonic clock;
- * now when the stamp is in the future or more than max_late_us old (a step
- * of the real clock). */
-int64_t ts_arrival_mono(int64_t arrived_us, int64_t max_late_us);
+/* An arrival stamp older than this is taken for a step of the real clock. */
+#define TS_ARRIVAL_MAX_US 1000000
+
+/* Both clocks as they read when the kernel received the bytes: *real_us and
+ * *mono_us are now, taken back by how long ago arrived_us (real µs, from
+ * ts_recv_stamped) was; just now when the stamp is in the future or more
+ * than TS_ARRIVAL_MAX_US old. */
+void ts_arrival_clocks(int64_t arrived_us, int64_t *real_us, int64_t *mono_us);
 
 #endif

@@ -87,11 +87,17 @@ Test(recvstamp, nothing_to_read_is_eagain)
     close(tx);
 }
 
-Test(recvstamp, an_arrival_on_the_monotonic_clock_unless_the_real_clock_stepped)
+Test(recvstamp, an_arrival_on_both_clocks_unless_the_real_clock_stepped)
 {
-    int64_t mono = ts_clock_mono_us();
-    int64_t m = ts_arrival_mono(ts_clock_real_us() - 5000, 1000000);
-    cr_assert(m > mono - 6000 && m < mono - 4000, "5 ms ago: %lld", (long long) (m - mono));
-    cr_assert_geq(ts_arrival_mono(ts_clock_real_us() + 5000, 1000000), mono, "from the future: now");
-    cr_assert_geq(ts_arrival_mono(ts_clock_real_us() - 5000000, 1000000), mono, "older than the bound: now");
+    int64_t real, mono, real_then, mono_then;
+    real = ts_clock_real_us();
+    mono = ts_clock_mono_us();
+    ts_arrival_clocks(real - 5000, &real_then, &mono_then);
+    cr_assert(mono_then > mono - 6000 && mono_then < mono - 4000, "5 ms ago: %lld", (long long) (mono_then - mono));
+    cr_assert(real_then > real - 6000 && real_then < real - 4000, "5 ms ago: %lld", (long long) (real_then - real));
+    ts_arrival_clocks(ts_clock_real_us() + 5000, &real_then, &mono_then);
+    cr_assert_geq(mono_then, mono, "from the future: now");
+    ts_arrival_clocks(ts_clock_real_us() - 5000000, &real_then, &mono_then);
+    cr_assert_geq(mono_then, mono, "older than the bound (%d us): now", TS_ARRIVAL_MAX_US);
+    cr_assert_geq(real_then, real, "older than the bound: now");
 }

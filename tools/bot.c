@@ -39,7 +39,6 @@
 #include "token.h"
 
 #define SEQ_RING      64
-#define ARRIVAL_MAX_US 1000000  /* a kernel stamp older than this is a clock step */
 #define CONVERGE_US   2000000   /* offset errors count once a player has been synced this long */
 #define SAMPLE_US     250000    /* how often each player's shown time is checked */
 
@@ -358,19 +357,21 @@ static void read_socket(bot_t *b, uint64_t tag, int64_t now)
     if (p->dead)
         return;
     uint8_t buf[8192];
-    int64_t arrived;
+    int64_t arrived, real;
     if (tag & 1) {
         ssize_t n;
         while ((n = ts_recv_stamped(p->udp, buf, sizeof buf, NULL, NULL, &arrived)) > 0) {
             const uint8_t *msg;
             size_t len = ticksync_session_udp_unwrap(p->s, buf, (size_t) n, &msg);
-            if (len)
-                inject(b, i, msg, len, false, true, ts_arrival_mono(arrived, ARRIVAL_MAX_US));
+            if (len) {
+                ts_arrival_clocks(arrived, &real, &now);   /* the injected delay starts when the bytes came */
+                inject(b, i, msg, len, false, true, now);
+            }
         }
         return;
     }
     ssize_t n = ts_recv_stamped(p->tcp, buf, sizeof buf, NULL, NULL, &arrived);
-    now = ts_arrival_mono(arrived, ARRIVAL_MAX_US);   /* the injected delay starts when the bytes came */
+    ts_arrival_clocks(arrived, &real, &now);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         kill_player(b, p);
         return;
