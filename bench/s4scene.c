@@ -97,18 +97,24 @@ int main(int argc, char **argv)
     zhashx_set_destructor(players, free_player);
     void *router = zsock_resolve(sock);
     zmq_pollitem_t item = { router, 0, ZMQ_POLLIN, 0 };
-    while (!zsys_interrupted) {
+    uint8_t *buf = malloc(TS_ENV_BATCH_MAX);
+    ts_decoder_t *dec = ts_decoder_new();
+    while (buf && dec && !zsys_interrupted) {
         if (zmq_poll(&item, 1, 200) <= 0)
             continue;
-        uint8_t id[256], buf[TS_ENV_MAX + 1];
+        uint8_t id[256];
         int idn;
         while ((idn = zmq_recv(router, id, sizeof id, ZMQ_DONTWAIT)) >= 0) {
-            int n = zmq_recv(router, buf, sizeof buf, 0);
+            int n = zmq_recv(router, buf, TS_ENV_BATCH_MAX, 0);   /* a batch of envelopes */
             ts_env_t env;
-            if (idn <= (int) sizeof id && n >= 0 && n <= TS_ENV_MAX && ts_env_decode(buf, (size_t) n, &env) == 0)
+            size_t off = 0;
+            while (idn <= (int) sizeof id && n >= 0 && n <= TS_ENV_BATCH_MAX
+                   && ts_env_next(dec, buf, (size_t) n, &off, &env) == 1)
                 on_envelope(players, router, id, (size_t) idn, &env);
         }
     }
+    ts_decoder_destroy(&dec);
+    free(buf);
     zhashx_destroy(&players);
     zsock_destroy(&sock);
     return 0;

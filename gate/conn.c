@@ -286,6 +286,16 @@ bool gate_conn_sync_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us)
     return true;
 }
 
+bool gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp)
+{
+    slot_t *s = find_slot(self, seq, SLOT_INFLIGHT);
+    if (!s)
+        return false;
+    *udp = s->udp;
+    s->state = SLOT_FREE;
+    return true;
+}
+
 int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp)
 {
     slot_t *s = find_slot(self, seq, SLOT_REPLIED);

@@ -80,6 +80,9 @@ int64_t gate_conn_close_deadline(const gate_conn_t *self);
 bool    gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool udp);
 bool    gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq);
 bool    gate_conn_sync_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us);
+/* Frees seq if it is in flight, whatever its deadline (its SYNC never left
+ * for the scene); true when it was, with *udp telling how it came. */
+bool    gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp);
 int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp);
 
 /* UDP (PROTOCOL.md "Framing"). enable hands the connection the gate's UDP

@@ -56,7 +56,7 @@ typedef struct {
     ts_metric_t *accepted, *connections, *sessions, *replaced;
     ts_metric_t *in[128], *out[128];
     ts_metric_t *errors[9];
-    ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full;
+    ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full, *unsent;
     ts_metric_t *inside;
     ts_metric_t *udp_in, *udp_dropped[GATE_UDP_VERDICTS];
     ts_metric_t *inflight_depth, *ready_depth, *closing_depth;
@@ -105,6 +105,7 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
     m->gone = ts_metrics_counter(reg, "ticksync_gate_replies_conn_gone_total", "scene replies for connections that have gone", NULL);
     m->late = ts_metrics_counter(reg, "ticksync_gate_replies_late_total", "SYNC_REPLYs after their SYNC was answered UNAVAILABLE", NULL);
     m->bad_envelopes = ts_metrics_counter(reg, "ticksync_gate_bad_envelopes_total", "undecodable messages from scenes", NULL);
+    m->unsent = ts_metrics_counter(reg, "ticksync_gate_envelopes_unsent_total", "envelopes a shard would not take (no connection, or its queue full)", NULL);
     m->stalled = ts_metrics_counter(reg, "ticksync_gate_stalled_readers_total", "connections dropped for passing the output cap", NULL);
     m->inflight_full = ts_metrics_counter(reg, "ticksync_gate_inflight_full_total", "SYNCs refused because every exchange slot was in flight", NULL);
     static const double bounds[] = { 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 50e-3 };
@@ -121,6 +122,8 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
                                                "UDP datagrams dropped silently, by reason", l);
     }
 }
+
+static gate_shards_unsent_fn on_unsent;
 
 static int epoll_add(int ep, int fd, uint32_t events, uint64_t tag)
 {
@@ -168,6 +171,7 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     }
     for (int i = 0; i < gate_shards_count(g->shards); i++)
         epoll_add(g->ep, gate_shards_fd(g->shards, i), EPOLLIN, TAG_SHARD + (uint64_t) i);
+    gate_shards_on_unsent(g->shards, on_unsent, g);
     atomic_store(&g->shards_up, gate_shards_count(g->shards));
     return g;
 }
@@ -365,6 +369,24 @@ static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
     }
     if (reply(g, c, &w) == 0)
         tell_scene(g, c, TS_ENV_OPEN);
+}
+
+static void refuse(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code, bool udp);
+
+/* An envelope whose batch the shard would not take: its SYNC or SYNC_ACK
+ * gets UNAVAILABLE now, as if the send had failed at once. */
+static void on_unsent(void *arg, const ts_env_t *env)
+{
+    gate_t *g = arg;
+    ts_metric_add(g->m.unsent, 1);
+    gate_conn_t *c = gate_conntab_get(g->conns, env->conn);
+    if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || gate_conn_player(c) != env->player_id)
+        return;
+    bool udp = false;
+    if (env->kind == TS_ENV_SYNC && gate_conn_sync_cancel(c, env->seq, &udp))
+        refuse(g, c, env->seq, TS_UNAVAILABLE, udp);
+    else if (env->kind == TS_ENV_SYNC_ACK)
+        refuse(g, c, env->seq, TS_UNAVAILABLE, gate_conn_result_via_udp(c, env->seq));
 }
 
 static bool inflight_push(gate_t *g, uint64_t conn, uint64_t seq, int64_t deadline)
@@ -727,7 +749,7 @@ int gate_run(gate_t *g)
     struct epoll_event events[256];
     for (;;) {
         int64_t now = ts_clock_mono_us();
-        int timeout = g->nready ? 0 : g->next_tick > now ? (int) ((g->next_tick - now + 999) / 1000) : 0;
+        int timeout = g->nready || gate_shards_pending(g->shards) ? 0 : g->next_tick > now ? (int) ((g->next_tick - now + 999) / 1000) : 0;
         int n = epoll_wait(g->ep, events, 256, timeout);
         for (int i = 0; i < n; i++)
             on_event(g, &events[i]);
@@ -735,7 +757,10 @@ int gate_run(gate_t *g)
         now = ts_clock_mono_us();
         if (now >= g->next_tick)
             tick(g, now);
-        drain_shards(g, now);
+        /* this turn's envelopes leave in one batch per shard, before the
+         * replies are read: a send may take the ZMQ_FD's readiness */
+        gate_shards_flush(g->shards);
+        drain_shards(g, now);   /* what this queues leaves next turn, at once */
         if (g->stopping) {
             if (!stop_by)
                 stop_by = now + GATE_SHUTDOWN_US;
@@ -744,6 +769,7 @@ int gate_run(gate_t *g)
         }
     }
     expire_closing(g, 0, true);
+    gate_shards_flush(g->shards);   /* the CLOSEs */
     ts_log(g->log, TS_LOG_INFO, "stop", NULL);
     return 0;
 }

@@ -9,14 +9,21 @@
 
 #include "shard.h"
 
+#define SHARD_HWM 10000   /* batches queued each way before sends are refused */
+
 typedef struct {
-    char    *endpoint;
-    zsock_t *sock;
-    void    *handle;      /* the libzmq socket inside sock */
-    int64_t  last_pong;
-    int64_t  next_ping;
-    uint64_t nonce;
-    bool     was_up;
+    char     *endpoint;
+    zsock_t  *sock;
+    void     *handle;      /* the libzmq socket inside sock */
+    int64_t   last_pong;
+    int64_t   next_ping;
+    uint64_t  nonce;
+    bool      was_up;
+    uint8_t  *batch;       /* TS_ENV_BATCH_MAX: envelopes waiting for flush */
+    size_t    batch_len;
+    zmq_msg_t in;          /* the batch being read, from in_off on */
+    size_t    in_off;
+    bool      in_open;
 } shard_t;
 
 struct gate_shards_t {
@@ -24,6 +31,8 @@ struct gate_shards_t {
     int       count;
     ts_log_t *log;
     ts_decoder_t *dec;   /* replies are decoded into this, one after another */
+    gate_shards_unsent_fn *unsent;
+    void     *unsent_arg;
 };
 
 /* zcert_load, with the answer checked: a secret certificate must hold a
@@ -42,16 +51,18 @@ static zcert_t *load_cert(const char *path, bool secret, char *err)
 /* scene: the shard's public certificate, or NULL for no CurveZMQ. */
 static int open_shard(shard_t *s, const char *endpoint, zcert_t *gate, zcert_t *scene, int64_t now_us, char *err)
 {
+    zmq_msg_init(&s->in);
     s->endpoint = strdup(endpoint);
+    s->batch = malloc(TS_ENV_BATCH_MAX);
     s->sock = zsock_new(ZMQ_DEALER);
-    if (!s->endpoint || !s->sock) {
+    if (!s->endpoint || !s->batch || !s->sock) {
         snprintf(err, 256, "cannot create a ZeroMQ socket");
         return -1;
     }
     zsock_set_immediate(s->sock, 1);
     zsock_set_linger(s->sock, 500);   /* let CLOSEs out at shutdown */
-    zsock_set_sndhwm(s->sock, 200000);
-    zsock_set_rcvhwm(s->sock, 200000);
+    zsock_set_sndhwm(s->sock, SHARD_HWM);
+    zsock_set_rcvhwm(s->sock, SHARD_HWM);
     zsock_set_reconnect_ivl(s->sock, 100);
     zsock_set_reconnect_ivl_max(s->sock, 1000);
     zsock_set_heartbeat_ivl(s->sock, 250);
@@ -154,7 +165,9 @@ void gate_shards_destroy(gate_shards_t **self_p)
     gate_shards_t *self = *self_p;
     for (int i = 0; self->shards && i < self->count; i++) {
         zsock_destroy(&self->shards[i].sock);
+        zmq_msg_close(&self->shards[i].in);
         free(self->shards[i].endpoint);
+        free(self->shards[i].batch);
     }
     free(self->shards);
     ts_decoder_destroy(&self->dec);
@@ -184,33 +197,99 @@ int gate_shards_up_count(const gate_shards_t *self, int64_t now_us)
     return n;
 }
 
+void gate_shards_on_unsent(gate_shards_t *self, gate_shards_unsent_fn *fn, void *arg)
+{
+    self->unsent = fn;
+    self->unsent_arg = arg;
+}
+
+/* Sends shard s's batch; one it will not take now is handed back envelope
+ * by envelope from a copy, so the callback may fill a fresh batch. */
+static size_t flush_one(gate_shards_t *self, shard_t *s)
+{
+    size_t len = s->batch_len;
+    if (len == 0)
+        return 0;
+    s->batch_len = 0;
+    if (zmq_send(s->handle, s->batch, len, ZMQ_DONTWAIT) == (int) len)
+        return 0;
+    size_t lost = 0, off = 0;
+    uint8_t *copy = malloc(len);
+    if (copy)
+        memcpy(copy, s->batch, len);
+    ts_env_t env;
+    while (copy && ts_env_next(self->dec, copy, len, &off, &env) == 1) {
+        lost++;
+        if (self->unsent)
+            self->unsent(self->unsent_arg, &env);
+    }
+    free(copy);
+    return lost;
+}
+
 int gate_shards_send(gate_shards_t *self, int i, const ts_env_t *env)
 {
-    uint8_t buf[TS_ENV_MAX];
-    size_t n = ts_env_encode(env, buf, sizeof buf);
-    if (n == 0)
-        return -1;
-    return zmq_send(self->shards[i].handle, buf, n, ZMQ_DONTWAIT) == (int) n ? 0 : -1;
+    shard_t *s = &self->shards[i];
+    if (ts_env_append(s->batch, TS_ENV_BATCH_MAX, &s->batch_len, env))
+        return 0;
+    flush_one(self, s);
+    return ts_env_append(s->batch, TS_ENV_BATCH_MAX, &s->batch_len, env) ? 0 : -1;
+}
+
+size_t gate_shards_flush(gate_shards_t *self)
+{
+    size_t lost = 0;
+    for (int i = 0; i < self->count; i++)
+        lost += flush_one(self, &self->shards[i]);
+    return lost;
+}
+
+bool gate_shards_pending(const gate_shards_t *self)
+{
+    for (int i = 0; i < self->count; i++)
+        if (self->shards[i].batch_len)
+            return true;
+    return false;
+}
+
+/* Opens the next message from s: false when none waits. A message of more
+ * than one frame, or larger than any batch, is read as bad bytes. */
+static bool open_next(shard_t *s)
+{
+    if (zmq_msg_recv(&s->in, s->handle, ZMQ_DONTWAIT) < 0)
+        return false;
+    s->in_open = true;
+    s->in_off = 0;
+    if (zmq_msg_more(&s->in) || zmq_msg_size(&s->in) > TS_ENV_BATCH_MAX || zmq_msg_size(&s->in) == 0) {
+        int more = zmq_msg_more(&s->in);
+        size_t sz = sizeof more;
+        while (more) {
+            zmq_recv(s->handle, NULL, 0, ZMQ_DONTWAIT);
+            if (zmq_getsockopt(s->handle, ZMQ_RCVMORE, &more, &sz) != 0)
+                more = 0;
+        }
+        s->in_off = SIZE_MAX;   /* refused whole */
+    }
+    return true;
 }
 
 int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us)
 {
     shard_t *s = &self->shards[i];
     for (;;) {
-        uint8_t buf[TS_ENV_MAX];
-        int n = zmq_recv(s->handle, buf, sizeof buf, ZMQ_DONTWAIT);
-        if (n < 0)
+        if (!s->in_open && !open_next(s))
             return 0;
-        int more = 0;
-        size_t sz = sizeof more;
-        bool multipart = zmq_getsockopt(s->handle, ZMQ_RCVMORE, &more, &sz) == 0 && more;
-        while (more) {   /* an envelope is one frame; discard the rest */
-            zmq_recv(s->handle, NULL, 0, ZMQ_DONTWAIT);
-            if (zmq_getsockopt(s->handle, ZMQ_RCVMORE, &more, &sz) != 0)
-                more = 0;
-        }
-        if (multipart || (size_t) n > sizeof buf || ts_env_decode_with(self->dec, buf, (size_t) n, env) < 0)
+        if (s->in_off == SIZE_MAX) {
+            s->in_open = false;
             return -1;
+        }
+        int rc = ts_env_next(self->dec, zmq_msg_data(&s->in), zmq_msg_size(&s->in), &s->in_off, env);
+        if (rc <= 0)
+            s->in_open = false;
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            continue;
         if (env->kind == TS_ENV_PONG) {
             if (env->seq <= s->nonce && env->seq + 5 > s->nonce)   /* recent enough */
                 s->last_pong = now_us;

@@ -2,8 +2,15 @@
  * --scenes order), routing by player id, and liveness by PING/PONG.
  *
  * A shard is up while it has answered a PING within GATE_SHARD_DEAD_US.
- * Sends never block: with ZMQ_IMMEDIATE a shard with no live connection
- * refuses at once, which the gate answers with UNAVAILABLE. */
+ *
+ * Envelopes travel in batches (proto/envelope.h): send appends to the
+ * shard's batch, and flush sends every shard's batch as one ZeroMQ message,
+ * once per turn of the gate's loop (and whenever a batch fills), so a busy
+ * gate pays ZeroMQ's cost and the scene's wake-ups per batch, not per
+ * message, and an idle one adds no wait. Sends never block: with
+ * ZMQ_IMMEDIATE a shard with no live connection refuses at once, and flush
+ * hands back each envelope of a batch that could not go, which the gate
+ * answers with UNAVAILABLE. */
 #ifndef GATE_SHARDS_H
 #define GATE_SHARDS_H
 
@@ -39,10 +46,23 @@ int gate_shards_fd(const gate_shards_t *self, int i);
 bool gate_shards_up(const gate_shards_t *self, int i, int64_t now_us);
 int gate_shards_up_count(const gate_shards_t *self, int64_t now_us);
 
-/* Returns 0 when queued for shard i, -1 when it cannot take it now. */
+/* Called for each envelope of a batch that a shard did not take; it may
+ * send again (into a fresh batch). */
+typedef void (gate_shards_unsent_fn)(void *arg, const ts_env_t *env);
+/* Who hears of unsent envelopes (by default nobody: they are dropped). */
+void gate_shards_on_unsent(gate_shards_t *self, gate_shards_unsent_fn *fn, void *arg);
+
+/* Appends env to shard i's batch, sending the batch first when full.
+ * Returns 0, or -1 when env cannot be encoded. */
 int gate_shards_send(gate_shards_t *self, int i, const ts_env_t *env);
-/* Returns 1 with *env filled, 0 when nothing is waiting, -1 for a message
- * that is not an envelope (dropped). PONGs are consumed here. */
+/* Sends every shard's pending batch. Returns how many envelopes could not
+ * be sent (each was handed to the unsent callback). */
+size_t gate_shards_flush(gate_shards_t *self);
+/* True when some shard has a batch waiting for flush. */
+bool gate_shards_pending(const gate_shards_t *self);
+/* The next envelope from shard i: 1 with *env filled, 0 when nothing is
+ * waiting, -1 for bytes that are not an envelope (the rest of their
+ * message is dropped). PONGs are consumed here. */
 int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us);
 /* Sends due PINGs and logs shards going up or down. */
 void gate_shards_tick(gate_shards_t *self, int64_t now_us);

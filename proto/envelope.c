@@ -109,6 +109,26 @@ int ts_env_decode_with(ts_decoder_t *dec, const uint8_t *buf, size_t len, ts_env
     return rc;
 }
 
+bool ts_env_append(uint8_t *buf, size_t cap, size_t *len, const ts_env_t *env)
+{
+    size_t n = *len < cap ? ts_env_encode(env, buf + *len, cap - *len) : 0;
+    *len += n;
+    return n > 0;
+}
+
+int ts_env_next(ts_decoder_t *dec, const uint8_t *buf, size_t len, size_t *off, ts_env_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (*off >= len)
+        return 0;
+    msgpack_object obj;
+    int rc = ts_pack_next(&dec->zone, buf, len, off, &obj) ? decode_array(&obj, out) : -1;
+    msgpack_zone_clear(&dec->zone);
+    if (rc < 0)
+        *off = len;
+    return rc < 0 ? -1 : 1;
+}
+
 int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out)
 {
     ts_decoder_t dec;

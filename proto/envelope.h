@@ -9,7 +9,8 @@
 
 #include "decoder.h"
 
-#define TS_ENV_MAX 128  /* no envelope encodes longer */
+#define TS_ENV_MAX 128           /* no envelope encodes longer */
+#define TS_ENV_BATCH_MAX 65536   /* no frame of envelopes is longer */
 
 typedef enum {
     TS_ENV_PING        = 1,   /* gate -> scene: are you there? seq is a nonce */
@@ -42,5 +43,16 @@ size_t ts_env_encode(const ts_env_t *env, uint8_t *buf, size_t cap);
 int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out);
 /* The same, unpacking into dec's reused zone (no allocation per message). */
 int ts_env_decode_with(ts_decoder_t *dec, const uint8_t *buf, size_t len, ts_env_t *out);
+
+/* A frame between gate and scene is a batch: one or more envelopes back to
+ * back, at most TS_ENV_BATCH_MAX bytes (a lone envelope is a batch of one).
+ *
+ * append encodes env at buf[*len..cap) and moves *len past it; false, with
+ * nothing written, when it does not fit (send the batch, start another).
+ * next decodes the envelope at buf[*off..len) and moves *off past it:
+ * 1 with *out filled, 0 at the end of the frame, -1 for bytes that are not
+ * a well-formed envelope (the rest of the frame cannot be trusted then). */
+bool ts_env_append(uint8_t *buf, size_t cap, size_t *len, const ts_env_t *env);
+int  ts_env_next(ts_decoder_t *dec, const uint8_t *buf, size_t len, size_t *off, ts_env_t *out);
 
 #endif

@@ -115,6 +115,14 @@ bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_obj
            && msgpack_unpack((const char *) buf, len, &off, zone, obj) == MSGPACK_UNPACK_SUCCESS && off == len;
 }
 
+bool ts_pack_next(msgpack_zone *zone, const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj)
+{
+    if (*off >= len || !ts_pack_plausible(buf + *off, len - *off))
+        return false;
+    msgpack_unpack_return rc = msgpack_unpack((const char *) buf, len, off, zone, obj);
+    return rc == MSGPACK_UNPACK_SUCCESS || rc == MSGPACK_UNPACK_EXTRA_BYTES;
+}
+
 ts_decoder_t *ts_decoder_new(void)
 {
     ts_decoder_t *self = malloc(sizeof *self);

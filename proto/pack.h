@@ -36,6 +36,11 @@ struct ts_decoder_t {
  * cleared. */
 bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_object *obj);
 
+/* Unpacks the one msgpack value at buf[*off..len) into zone (after the
+ * plausibility walk of what is left) and moves *off past it; more values
+ * may follow. True on success. */
+bool ts_pack_next(msgpack_zone *zone, const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj);
+
 /* msgpack_packer write callback over a ts_fixbuf_t. */
 int ts_fixbuf_write(void *data, const char *bytes, size_t len);
 

@@ -2,7 +2,12 @@
  * thread, so a shard that routes is a shard that is up; so are SYNCs, whose
  * answer needs no player state (t1 and t2 echoed), so it leaves without
  * waiting for a worker. Everything else, the SYNCs too, goes to the worker
- * that owns the player. */
+ * that owns the player.
+ *
+ * A gate's message is a batch of envelopes (proto/envelope.h); it is
+ * answered with one batch of PONGs and SYNC_REPLYs, and passed on as one
+ * message per worker that owns any of its players, so a busy gate costs
+ * the scene one hand-off per batch, not one per envelope. */
 #include "scene.h"
 
 #include <czmq.h>
@@ -17,6 +22,9 @@
 #include "worker.h"
 #include "writer.h"
 
+#define SCENE_PASS_MAX 512     /* envelopes per message to a worker */
+#define SCENE_HWM      10000   /* batches queued each way with the gates */
+
 struct scene_t {
     scene_options_t  opt;
     ts_log_t        *log;
@@ -29,6 +37,11 @@ struct scene_t {
     zactor_t        *auth;       /* ZAP handler, with CurveZMQ */
     ts_decoder_t    *dec;
     int              signal_fd;
+    zmq_msg_t        in;         /* the gate's batch being routed */
+    uint8_t         *answers;    /* TS_ENV_BATCH_MAX: PONGs and SYNC_REPLYs for it */
+    size_t           answers_len;
+    ts_env_t       **passed;     /* per worker, SCENE_PASS_MAX envelopes for it */
+    size_t          *npassed;
 };
 
 /* The router as a CurveZMQ server, with zauth letting in the gates whose
@@ -62,6 +75,7 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     s->opt = *opt;
     s->log = log;
     s->signal_fd = -1;
+    zmq_msg_init(&s->in);
     scene_store_t *store = scene_store_new(opt->db, err);
     if (!store) {
         free(s);
@@ -79,10 +93,19 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     }
     s->workers = calloc((size_t) opt->workers, sizeof *s->workers);
     s->to_worker = calloc((size_t) opt->workers, sizeof *s->to_worker);
+    s->passed = calloc((size_t) opt->workers, sizeof *s->passed);
+    s->npassed = calloc((size_t) opt->workers, sizeof *s->npassed);
+    s->answers = malloc(TS_ENV_BATCH_MAX);
     s->replies = zsock_new_pull("@" SCENE_EP_REPLIES);
     s->dec = ts_decoder_new();
     s->router = zsock_new(ZMQ_ROUTER);
-    if (!s->writer || !s->workers || !s->to_worker || !s->replies || !s->router || !s->dec) {
+    for (int w = 0; s->passed && w < opt->workers; w++)
+        s->passed[w] = malloc(SCENE_PASS_MAX * sizeof(ts_env_t));
+    bool passed_ok = s->passed && s->npassed;
+    for (int w = 0; passed_ok && w < opt->workers; w++)
+        passed_ok = s->passed[w] != NULL;
+    if (!s->writer || !s->workers || !s->to_worker || !s->replies || !s->router || !s->dec || !s->answers
+        || !passed_ok) {
         snprintf(err, 256, "cannot start the scene's threads");
         scene_destroy(&s);
         return NULL;
@@ -101,8 +124,8 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
         }
         zsock_set_sndhwm(s->to_worker[w], 0);
     }
-    zsock_set_sndhwm(s->router, 200000);
-    zsock_set_rcvhwm(s->router, 200000);
+    zsock_set_sndhwm(s->router, SCENE_HWM);
+    zsock_set_rcvhwm(s->router, SCENE_HWM);
     zsock_set_linger(s->router, 500);
     zsock_set_heartbeat_ivl(s->router, 250);
     zsock_set_heartbeat_timeout(s->router, 1000);
@@ -141,45 +164,101 @@ void scene_destroy(scene_t **self_p)
     ts_decoder_destroy(&s->dec);
     if (s->signal_fd >= 0)
         close(s->signal_fd);
+    for (int w = 0; s->passed && w < s->opt.workers; w++)
+        free(s->passed[w]);
+    free(s->passed);
+    free(s->npassed);
+    free(s->answers);
+    zmq_msg_close(&s->in);
     free(s->workers);
     free(s->to_worker);
     free(s);
     *self_p = NULL;
 }
 
-/* One message from a gate: [identity][envelope]. False when none waits. */
+/* Sends what is gathered for the gate id: the answers, and each worker's
+ * share as 'E' | gate identity | ts_env_t[n]. */
+static void send_gathered(scene_t *s, void *router, const uint8_t *id, size_t idn)
+{
+    if (s->answers_len > 0) {
+        zmq_send(router, id, idn, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+        zmq_send(router, s->answers, s->answers_len, ZMQ_DONTWAIT);
+        s->answers_len = 0;
+    }
+    for (int w = 0; w < s->opt.workers; w++) {
+        if (s->npassed[w] == 0)
+            continue;
+        void *to = zsock_resolve(s->to_worker[w]);
+        zmq_send(to, "E", 1, ZMQ_SNDMORE);
+        zmq_send(to, id, idn, ZMQ_SNDMORE);
+        zmq_send(to, s->passed[w], s->npassed[w] * sizeof(ts_env_t), 0);
+        s->npassed[w] = 0;
+    }
+}
+
+/* An answer from the routing thread, into the batch for the gate. */
+static void answer(scene_t *s, void *router, const uint8_t *id, size_t idn, const ts_env_t *env)
+{
+    if (!ts_env_append(s->answers, TS_ENV_BATCH_MAX, &s->answers_len, env)) {
+        send_gathered(s, router, id, idn);
+        ts_env_append(s->answers, TS_ENV_BATCH_MAX, &s->answers_len, env);
+    }
+    if (env->kind == TS_ENV_SYNC_REPLY)
+        ts_metric_add(s->stats.replies_out, 1);
+}
+
+static bool from_gate(const ts_env_t *env)
+{
+    switch (env->kind) {
+    case TS_ENV_PING:
+        return true;
+    case TS_ENV_OPEN: case TS_ENV_CLOSE: case TS_ENV_SYNC: case TS_ENV_SYNC_ACK:
+        return env->player_id != 0;
+    default:
+        return false;
+    }
+}
+
+/* One message from a gate: [identity][batch of envelopes]. False when none
+ * waits. A message of another shape, or an envelope that is not one a gate
+ * sends, is counted bad; a batch is used up to its first bad envelope. */
 static bool route(scene_t *s, void *router)
 {
-    uint8_t id[256], buf[TS_ENV_MAX + 1];
+    uint8_t id[256];
     bool more = false;
     int idn = scene_recv_part(router, id, sizeof id, ZMQ_DONTWAIT, &more);
     if (idn < 0)
         return false;
-    int n = more ? scene_recv_part(router, buf, sizeof buf, 0, &more) : -1;
-    bool extra = more;
-    scene_recv_rest(router, more);
-    ts_metric_add(s->stats.envelopes_in, 1);
-    ts_env_t env;
-    if (idn > (int) sizeof id || n < 0 || n > TS_ENV_MAX || extra || ts_env_decode_with(s->dec, buf, (size_t) n, &env) < 0
-        || env.kind == TS_ENV_PONG || env.kind == TS_ENV_SYNC_REPLY || env.kind == TS_ENV_SYNC_RESULT
-        || env.kind == TS_ENV_KICK || (env.kind != TS_ENV_PING && env.player_id == 0)) {
+    bool body = more && zmq_msg_recv(&s->in, router, 0) >= 0;
+    if (!body || idn > (int) sizeof id || zmq_msg_more(&s->in) || zmq_msg_size(&s->in) == 0
+        || zmq_msg_size(&s->in) > TS_ENV_BATCH_MAX) {
+        scene_recv_rest(router, body && zmq_msg_more(&s->in));
         ts_metric_add(s->stats.bad_envelopes, 1);
         return true;
     }
-    if (env.kind == TS_ENV_PING) {
-        scene_send_envelope(router, id, (size_t) idn, &(ts_env_t) { .kind = TS_ENV_PONG, .seq = env.seq });
-        return true;
+    const uint8_t *batch = zmq_msg_data(&s->in);
+    size_t len = zmq_msg_size(&s->in), off = 0, n = 0;
+    ts_env_t env;
+    for (int rc; (rc = ts_env_next(s->dec, batch, len, &off, &env)) != 0; n++) {
+        if (rc < 0 || !from_gate(&env)) {
+            ts_metric_add(s->stats.bad_envelopes, 1);
+            continue;
+        }
+        if (env.kind == TS_ENV_PING) {
+            answer(s, router, id, (size_t) idn, &(ts_env_t) { .kind = TS_ENV_PONG, .seq = env.seq });
+            continue;
+        }
+        if (env.kind == TS_ENV_SYNC)
+            answer(s, router, id, (size_t) idn,
+                   &(ts_env_t) { .kind = TS_ENV_SYNC_REPLY, .conn = env.conn, .player_id = env.player_id,
+                                 .seq = env.seq, .t1 = env.t1, .t2 = env.t2 });
+        int w = scene_worker_of(env.player_id, s->opt.workers);
+        if (s->npassed[w] == SCENE_PASS_MAX)
+            send_gathered(s, router, id, (size_t) idn);
+        s->passed[w][s->npassed[w]++] = env;
     }
-    if (env.kind == TS_ENV_SYNC) {
-        ts_env_t r = { .kind = TS_ENV_SYNC_REPLY, .conn = env.conn, .player_id = env.player_id, .seq = env.seq,
-                       .t1 = env.t1, .t2 = env.t2 };
-        if (scene_send_envelope(router, id, (size_t) idn, &r))
-            ts_metric_add(s->stats.replies_out, 1);
-    }
-    void *w = zsock_resolve(s->to_worker[scene_worker_of(env.player_id, s->opt.workers)]);
-    zmq_send(w, "E", 1, ZMQ_SNDMORE);
-    zmq_send(w, id, (size_t) idn, ZMQ_SNDMORE);
-    zmq_send(w, &env, sizeof env, 0);
+    ts_metric_add(s->stats.envelopes_in, n);
+    send_gathered(s, router, id, (size_t) idn);
     return true;
 }
 

@@ -3,8 +3,9 @@
  * A player who shows up is created at once and its stored row is asked of
  * the writer; SYNCs are taken meanwhile (they need no history, and the
  * router has answered them), while SYNC_ACKs wait (up to DEFER_MAX) until the row is in, so smoothing always
- * continues from the stored values. Dirty rows leave for the writer each
- * time the inbox runs dry: under load in large batches, when idle at once. */
+ * continues from the stored values. Dirty rows leave for the writer, and
+ * replies for the gates in batches (one per gate), each time the inbox runs
+ * dry: under load in large batches, when idle at once. */
 #include "worker.h"
 
 #include <czmq.h>
@@ -45,6 +46,11 @@ typedef struct {
     size_t     ndirty, dirty_size;
     scene_row_t chunk[ROWS_CHUNK];
     void      *replies, *store;  /* PUSH handles */
+    zmq_msg_t  body;             /* the inbox message being read */
+    uint8_t   *out;              /* TS_ENV_BATCH_MAX: replies for one gate */
+    size_t     out_len;
+    uint8_t    out_gate[GATE_ID_MAX];
+    size_t     out_gate_len;
 } state_t;
 
 struct scene_worker_t {
@@ -99,10 +105,32 @@ static void send_dirty(state_t *st)
     st->ndirty = 0;
 }
 
+/* The replies gathered so far go to their gate as one batch. */
+static void send_replies(state_t *st)
+{
+    if (st->out_len == 0)
+        return;
+    zmq_send(st->replies, st->out_gate, st->out_gate_len, ZMQ_SNDMORE);
+    zmq_send(st->replies, st->out, st->out_len, 0);
+    st->out_len = 0;
+}
+
 static void reply(state_t *st, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
 {
-    if (scene_send_envelope(st->replies, gate, gate_len, env))
-        ts_metric_add(st->opt.stats->replies_out, 1);
+    if (st->out_len > 0 && (gate_len != st->out_gate_len || memcmp(gate, st->out_gate, gate_len) != 0))
+        send_replies(st);
+    if (st->out_len == 0) {
+        memcpy(st->out_gate, gate, gate_len);
+        st->out_gate_len = gate_len;
+    }
+    if (!ts_env_append(st->out, TS_ENV_BATCH_MAX, &st->out_len, env)) {
+        send_replies(st);
+        memcpy(st->out_gate, gate, gate_len);
+        st->out_gate_len = gate_len;
+        if (!ts_env_append(st->out, TS_ENV_BATCH_MAX, &st->out_len, env))
+            return;
+    }
+    ts_metric_add(st->opt.stats->replies_out, 1);
 }
 
 static entry_t *find_or_create(state_t *st, uint64_t player_id, int64_t now)
@@ -235,29 +263,33 @@ static void on_load(state_t *st, const scene_load_t *load)
     mark_dirty(st, e);
 }
 
-/* Receives the next part of a message into buf; its real size, or -1. */
-/* Takes one message from the inbox straight into stack buffers (no czmq
- * message objects on the hot path). False when the inbox is empty. */
+/* Takes one message from the inbox (no czmq message objects on the hot
+ * path). False when the inbox is empty. */
 static bool read_inbox(state_t *st, void *inbox)
 {
     uint8_t kind, gate[GATE_ID_MAX + 1];
-    union {
-        ts_env_t     env;
-        scene_load_t load;
-    } body;
+    scene_load_t load;
     bool more = false;
     int n = scene_recv_part(inbox, &kind, 1, ZMQ_DONTWAIT, &more);
     if (n < 0)
         return false;
     if (n == 1 && kind == 'E' && more) {
         int gn = scene_recv_part(inbox, gate, sizeof gate, 0, &more);
-        int bn = more ? scene_recv_part(inbox, &body.env, sizeof body.env, 0, &more) : -1;
-        if (gn > 0 && gn <= GATE_ID_MAX && bn == (int) sizeof body.env && !more)
-            on_envelope(st, gate, (size_t) gn, &body.env);
+        if (more && zmq_msg_recv(&st->body, inbox, 0) >= 0) {
+            more = zmq_msg_more(&st->body);
+            size_t bn = zmq_msg_size(&st->body);
+            const uint8_t *p = zmq_msg_data(&st->body);
+            for (size_t off = 0; gn > 0 && gn <= GATE_ID_MAX && !more && bn % sizeof(ts_env_t) == 0 && off < bn;
+                 off += sizeof(ts_env_t)) {
+                ts_env_t env;   /* copied out: the message's bytes need not be aligned */
+                memcpy(&env, p + off, sizeof env);
+                on_envelope(st, gate, (size_t) gn, &env);
+            }
+        }
     } else if (n == 1 && kind == 'L' && more) {
-        int bn = scene_recv_part(inbox, &body.load, sizeof body.load, 0, &more);
-        if (bn == (int) sizeof body.load && !more)
-            on_load(st, &body.load);
+        int bn = scene_recv_part(inbox, &load, sizeof load, 0, &more);
+        if (bn == (int) sizeof load && !more)
+            on_load(st, &load);
     }
     scene_recv_rest(inbox, more);   /* whatever is left of a malformed message */
     return true;
@@ -297,7 +329,9 @@ static void worker_actor(zsock_t *pipe, void *args)
     zsock_t *replies = zsock_new_push(">" SCENE_EP_REPLIES);
     zsock_t *store = zsock_new_push(">" SCENE_EP_STORE);
     st.players = zhashx_new();
-    bool ok = inbox && replies && store && st.players;
+    st.out = malloc(TS_ENV_BATCH_MAX);
+    zmq_msg_init(&st.body);
+    bool ok = inbox && replies && store && st.players && st.out;
     if (ok) {
         zsock_set_rcvhwm(inbox, 0);
         zsock_set_sndhwm(replies, 0);
@@ -322,6 +356,7 @@ static void worker_actor(zsock_t *pipe, void *args)
         } else if (which == inbox) {
             for (int i = 0; i < 4096 && read_inbox(&st, zsock_resolve(inbox)); i++)
                 ;
+            send_replies(&st);
         } else if (zpoller_terminated(poller)) {
             break;
         }
@@ -340,6 +375,8 @@ static void worker_actor(zsock_t *pipe, void *args)
     }
     zpoller_destroy(&poller);
     zhashx_destroy(&st.players);
+    zmq_msg_close(&st.body);
+    free(st.out);
     free(st.dirty);
     zsock_destroy(&inbox);
     zsock_destroy(&replies);

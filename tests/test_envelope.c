@@ -39,3 +39,53 @@ Test(envelope, junk_is_refused)
     ts_env_t e;
     cr_assert_eq(ts_env_decode(junk[0], 0, &e), -1);
 }
+
+Test(envelope, a_batch_carries_envelopes_back_to_back_until_full)
+{
+    uint8_t buf[256];
+    size_t len = 0, count = 0;
+    ts_env_t e = { .kind = TS_ENV_SYNC, .conn = 5, .player_id = 42, .t1 = -7, .t2 = INT64_MAX };
+    for (e.seq = 1; ts_env_append(buf, sizeof buf, &len, &e); e.seq++)
+        count++;
+    cr_assert_gt(count, 3);
+    cr_assert_leq(len, sizeof buf);
+    size_t full = len;
+    cr_assert_not(ts_env_append(buf, sizeof buf, &len, &e), "a full batch refuses");
+    cr_assert_eq(len, full, "and writes nothing");
+
+    ts_decoder_t *dec = ts_decoder_new();
+    size_t off = 0, seen = 0;
+    ts_env_t back;
+    while (ts_env_next(dec, buf, len, &off, &back) == 1) {
+        seen++;
+        cr_assert_eq(back.seq, seen);
+        cr_assert_eq(back.t2, INT64_MAX);
+    }
+    cr_assert_eq(seen, count);
+    cr_assert_eq(off, len);
+    ts_decoder_destroy(&dec);
+}
+
+Test(envelope, a_batch_stops_at_the_first_bad_envelope)
+{
+    uint8_t buf[256];
+    size_t len = 0;
+    ts_env_t e = { .kind = TS_ENV_OPEN, .conn = 1, .player_id = 2 };
+    cr_assert(ts_env_append(buf, sizeof buf, &len, &e));
+    buf[len++] = 0xc1;   /* never used by msgpack */
+    cr_assert(ts_env_append(buf, sizeof buf, &len, &e));
+    ts_decoder_t *dec = ts_decoder_new();
+    size_t off = 0;
+    ts_env_t back;
+    cr_assert_eq(ts_env_next(dec, buf, len, &off, &back), 1);
+    cr_assert_eq(ts_env_next(dec, buf, len, &off, &back), -1);
+    cr_assert_eq(ts_env_next(dec, buf, len, &off, &back), 0, "nothing after the bad one is trusted");
+
+    size_t cut = 0;   /* a batch cut short inside its last envelope */
+    len = 0;
+    cr_assert(ts_env_append(buf, sizeof buf, &len, &e));
+    cr_assert(ts_env_append(buf, sizeof buf, &len, &e));
+    cr_assert_eq(ts_env_next(dec, buf, len - 1, &cut, &back), 1);
+    cr_assert_eq(ts_env_next(dec, buf, len - 1, &cut, &back), -1);
+    ts_decoder_destroy(&dec);
+}

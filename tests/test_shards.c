@@ -12,11 +12,13 @@
 #include "shards.h"
 
 static zsock_t *scene;
+static ts_decoder_t *dec;
 static char endpoint[64];
 
 static void setup(void)
 {
     scene = zsock_new(ZMQ_ROUTER);
+    dec = ts_decoder_new();
     int port = zsock_bind(scene, "tcp://127.0.0.1:*");
     cr_assert_gt(port, 0);
     snprintf(endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
@@ -25,10 +27,11 @@ static void setup(void)
 static void teardown(void)
 {
     zsock_destroy(&scene);
+    ts_decoder_destroy(&dec);
 }
 
 /* The scene's side: answers every PING with a PONG for a while; hands back
- * the last non-PING envelope it saw. */
+ * the last non-PING envelope it saw (a message is a batch of them). */
 static bool serve(int ms, ts_env_t *seen)
 {
     bool got = false;
@@ -40,7 +43,8 @@ static bool serve(int ms, ts_env_t *seen)
             continue;
         zframe_t *id = zmsg_pop(m), *body = zmsg_pop(m);
         ts_env_t env;
-        if (body && ts_env_decode(zframe_data(body), zframe_size(body), &env) == 0) {
+        size_t off = 0;
+        while (body && ts_env_next(dec, zframe_data(body), zframe_size(body), &off, &env) == 1) {
             if (env.kind == TS_ENV_PING) {
                 ts_env_t pong = { .kind = TS_ENV_PONG, .seq = env.seq };
                 uint8_t buf[TS_ENV_MAX];
@@ -81,6 +85,7 @@ Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = tea
     bool up = false;
     for (int i = 0; i < 40 && !up; i++) {
         gate_shards_tick(s, ts_clock_mono_us());
+        gate_shards_flush(s);
         serve(50, &seen);
         while (gate_shards_recv(s, 0, &env, ts_clock_mono_us()) != 0)
             ;
@@ -91,6 +96,9 @@ Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = tea
 
     ts_env_t sync = { .kind = TS_ENV_SYNC, .conn = 7, .player_id = 42, .seq = 3, .t1 = 11, .t2 = 22 };
     cr_assert_eq(gate_shards_send(s, 0, &sync), 0);
+    cr_assert(gate_shards_pending(s));
+    cr_assert_eq(gate_shards_flush(s), 0);
+    cr_assert_not(gate_shards_pending(s));
     cr_assert(serve(200, &seen), "the envelope reaches the scene");
     cr_assert_eq(seen.kind, TS_ENV_SYNC);
     cr_assert_eq(seen.player_id, 42);
@@ -99,5 +107,69 @@ Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = tea
     /* silence: no more PONGs */
     int64_t later = ts_clock_mono_us() + GATE_SHARD_DEAD_US + 1000;
     cr_assert_not(gate_shards_up(s, 0, later), "down after %d us without a PONG", GATE_SHARD_DEAD_US);
+    gate_shards_destroy(&s);
+}
+
+static void count_unsent(void *arg, const ts_env_t *env)
+{
+    uint64_t *seqs = arg;
+    seqs[seqs[0]++ + 1] = env->seq;
+}
+
+Test(shards, a_batch_no_shard_takes_is_handed_back_envelope_by_envelope)
+{
+    char err[256];
+    gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1", NULL, NULL, ts_clock_mono_us(), err);
+    cr_assert_not_null(s, "%s", err);
+    uint64_t seqs[8] = { 0 };
+    gate_shards_on_unsent(s, count_unsent, seqs);
+    for (uint64_t q = 1; q <= 3; q++)
+        cr_assert_eq(gate_shards_send(s, 0, &(ts_env_t) { .kind = TS_ENV_SYNC, .conn = 1, .player_id = 9, .seq = q }), 0);
+    cr_assert_eq(gate_shards_flush(s), 3, "nothing listens there: with ZMQ_IMMEDIATE the batch is refused");
+    cr_assert_eq(seqs[0], 3);
+    cr_assert_eq(seqs[1], 1);
+    cr_assert_eq(seqs[3], 3);
+    cr_assert_not(gate_shards_pending(s));
+    gate_shards_destroy(&s);
+}
+
+Test(shards, a_batch_from_the_scene_is_read_envelope_by_envelope, .init = setup, .fini = teardown)
+{
+    char err[256];
+    gate_shards_t *s = gate_shards_new(endpoint, NULL, NULL, ts_clock_mono_us(), err);
+    cr_assert_not_null(s, "%s", err);
+    ts_env_t ping = { .kind = TS_ENV_PING, .seq = 1 };
+    gate_shards_send(s, 0, &ping);   /* so the scene learns the gate's identity */
+    zmsg_t *m = NULL;
+    for (int i = 0; i < 100 && !m; i++) {
+        gate_shards_flush(s);
+        zsock_set_rcvtimeo(scene, 20);
+        m = zmsg_recv(scene);
+        if (!m)
+            gate_shards_send(s, 0, &ping);
+    }
+    cr_assert_not_null(m);
+    zframe_t *id = zmsg_pop(m);
+    uint8_t batch[512];
+    size_t len = 0;
+    for (uint64_t q = 1; q <= 5; q++)
+        cr_assert(ts_env_append(batch, sizeof batch, &len,
+                                &(ts_env_t) { .kind = TS_ENV_SYNC_RESULT, .conn = 1, .player_id = 9, .seq = q }));
+    batch[len++] = 0xc1;   /* then junk */
+    zsock_send(scene, "fb", id, batch, len);
+    ts_env_t env;
+    uint64_t next = 1;
+    int rc = 0;
+    for (int i = 0; i < 200 && next <= 5; i++) {
+        while ((rc = gate_shards_recv(s, 0, &env, ts_clock_mono_us())) == 1)
+            cr_assert_eq(env.seq, next++);
+        if (next <= 5)
+            usleep(5000);
+    }
+    cr_assert_eq(next, 6, "all five, in order");
+    cr_assert_eq(rc, -1, "then the junk, reported once");
+    cr_assert_eq(gate_shards_recv(s, 0, &env, ts_clock_mono_us()), 0);
+    zframe_destroy(&id);
+    zmsg_destroy(&m);
     gate_shards_destroy(&s);
 }
