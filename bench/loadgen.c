@@ -152,14 +152,14 @@ static void on_frame(lg_t *g, int i, const uint8_t *body, size_t len)
     }
 }
 
+/* One read per event: epoll is level-triggered here, so whatever is left
+ * is reported again, and no read is spent to hear EAGAIN. */
 static void on_readable(lg_t *g, int i)
 {
     conn_t *c = &g->c[i];
     uint8_t buf[16384];
-    for (;;) {
-        ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
-        if (n <= 0)
-            break;
+    ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n > 0) {
         for (size_t at = 0; at < (size_t) n;) {
             size_t used, len;
             const uint8_t *body;

@@ -1,10 +1,16 @@
 /* gate/gate.c - see gate.h.
  *
  * Every connection is registered edge-triggered for input and output. Input
- * is read until EAGAIN, stamped (t2, real and monotonic) as it is read, and
- * split into frames; each frame is decoded and answered per PROTOCOL.md.
- * Output is written at once; what the socket does not take is queued up to
- * out_cap, past which the connection is dropped.
+ * is read until the socket is empty, stamped (t2, real and monotonic) with
+ * the kernel's arrival time, and split into frames; each frame is decoded
+ * and answered per PROTOCOL.md. Output is written at once; what the socket
+ * does not take is queued up to out_cap, past which the connection is
+ * dropped.
+ *
+ * Envelopes for the scene shards are batched per turn of the loop (see
+ * shards.h). A SYNC is answered here: its SYNC_REPLY is written once the
+ * batch holding its envelope has been taken for the shard (every
+ * GATE_ANSWER_AFTER SYNCs, and at the end of the turn).
  *
  * A connection that must close (PROTOCOL says so, or BYE) first gets its
  * last words, then its write side is shut and its input discarded until the
@@ -36,30 +42,33 @@
 #include "udp.h"
 
 #define GATE_LINGER_US       1000000  /* a closing connection's grace */
-#define GATE_UNAVAILABLE_US  1000000  /* a SYNC unanswered by its shard this long */
 #define GATE_TICK_US         20000
 #define GATE_ERROR_LOG_US    10000000   /* client_errors log interval */
 #define GATE_MAX_BAD         8        /* BAD_MESSAGEs before closing */
 #define GATE_SHUTDOWN_US     2000000  /* drain time at shutdown */
 #define GATE_READ_BUDGET     2        /* reads per connection per turn (32 KiB) */
+#ifndef GATE_ANSWER_AFTER
+#define GATE_ANSWER_AFTER    8        /* SYNCs read before their batch leaves and they are answered */
+#endif
 
 /* epoll tags below any connection id (ids have a generation >= 1 on top). */
 enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_UDP = 3, TAG_SHARD = 16 };
 
+/* A SYNC whose SYNC_REPLY is written once its envelope has left. */
 typedef struct {
     uint64_t conn, seq;
-    int64_t  deadline;
-} inflight_t;
+    int64_t  t1, t2;
+} answer_t;
 
 /* Counted metrics; see gate_new for names. */
 typedef struct {
     ts_metric_t *accepted, *connections, *sessions, *replaced;
     ts_metric_t *in[128], *out[128];
     ts_metric_t *errors[9];
-    ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full, *unsent;
+    ts_metric_t *gone, *bad_envelopes, *stalled, *inflight_full, *unsent;
     ts_metric_t *inside;
     ts_metric_t *udp_in, *udp_dropped[GATE_UDP_VERDICTS];
-    ts_metric_t *inflight_depth, *ready_depth, *closing_depth;
+    ts_metric_t *ready_depth, *closing_depth;
 } gate_metrics_t;
 
 struct gate_t {
@@ -71,8 +80,8 @@ struct gate_t {
     gate_shards_t   *shards;
     ts_decoder_t    *dec;             /* client messages are decoded into this */
     _Atomic int      shards_up;
-    inflight_t      *inflight;        /* FIFO ring, deadlines ascending */
-    size_t           if_head, if_len, if_size;
+    answer_t        *answers;         /* this turn's SYNCs, answered after the flush */
+    size_t           nanswers, answers_size;
     uint64_t        *closing;         /* ids of CLOSING connections */
     size_t           nclosing, closing_size;
     int64_t          next_tick;
@@ -103,7 +112,6 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
         m->errors[c] = ts_metrics_counter(reg, "ticksync_gate_errors_total", "ERRORs sent to clients, by PROTOCOL code", l);
     }
     m->gone = ts_metrics_counter(reg, "ticksync_gate_replies_conn_gone_total", "scene replies for connections that have gone", NULL);
-    m->late = ts_metrics_counter(reg, "ticksync_gate_replies_late_total", "SYNC_REPLYs after their SYNC was answered UNAVAILABLE", NULL);
     m->bad_envelopes = ts_metrics_counter(reg, "ticksync_gate_bad_envelopes_total", "undecodable messages from scenes", NULL);
     m->unsent = ts_metrics_counter(reg, "ticksync_gate_envelopes_unsent_total", "envelopes a shard would not take (no connection, or its queue full)", NULL);
     m->stalled = ts_metrics_counter(reg, "ticksync_gate_stalled_readers_total", "connections dropped for passing the output cap", NULL);
@@ -112,7 +120,6 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
     m->inside = ts_metrics_histogram(reg, "ticksync_gate_inside_seconds", "time inside the server, t3 - t2",
                                      NULL, bounds, sizeof bounds / sizeof bounds[0]);
     m->udp_in = ts_metrics_counter(reg, "ticksync_gate_udp_datagrams_total", "UDP datagrams admitted", NULL);
-    m->inflight_depth = ts_metrics_gauge(reg, "ticksync_gate_inflight_syncs", "SYNC deadlines being watched: SYNCs forwarded to shards within the last second", NULL);
     m->ready_depth = ts_metrics_gauge(reg, "ticksync_gate_ready_connections", "connections with input waiting for their next share of the loop", NULL);
     m->closing_depth = ts_metrics_gauge(reg, "ticksync_gate_closing_connections", "connections lingering after their last words", NULL);
     for (int v = 1; v < GATE_UDP_VERDICTS; v++) {
@@ -192,7 +199,7 @@ void gate_destroy(gate_t **self_p)
         close(g->signal_fd);
     if (g->ep >= 0)
         close(g->ep);
-    free(g->inflight);
+    free(g->answers);
     free(g->closing);
     free(g->ready);
     free(g);
@@ -222,7 +229,7 @@ static void ready_push(gate_t *g, gate_conn_t *c)
     gate_conn_set_pending(c, true);
 }
 
-static int on_readable(gate_t *g, gate_conn_t *c);
+static int on_readable(gate_t *g, gate_conn_t *c, bool hup);
 
 /* One more share for each connection that had input left over. */
 static void serve_ready(gate_t *g)
@@ -234,7 +241,7 @@ static void serve_ready(gate_t *g)
         gate_conn_t *c = gate_conntab_get(g->conns, g->ready[i]);
         if (c) {
             gate_conn_set_pending(c, false);
-            on_readable(g, c);
+            on_readable(g, c, true);   /* to EAGAIN: a hang-up meanwhile raised its edge while it waited here */
         }
     }
     g->nready -= n;
@@ -389,24 +396,24 @@ static void on_unsent(void *arg, const ts_env_t *env)
         refuse(g, c, env->seq, TS_UNAVAILABLE, gate_conn_result_via_udp(c, env->seq));
 }
 
-static bool inflight_push(gate_t *g, uint64_t conn, uint64_t seq, int64_t deadline)
+static bool answer_later(gate_t *g, const answer_t *a)
 {
-    if (g->if_len == g->if_size) {
-        size_t size = g->if_size ? g->if_size * 2 : 1024;
-        inflight_t *grown = malloc(size * sizeof *grown);
+    if (g->nanswers == g->answers_size) {
+        size_t size = g->answers_size ? g->answers_size * 2 : 256;
+        answer_t *grown = realloc(g->answers, size * sizeof *grown);
         if (!grown)
             return false;
-        for (size_t i = 0; i < g->if_len; i++)
-            grown[i] = g->inflight[(g->if_head + i) % g->if_size];
-        free(g->inflight);
-        g->inflight = grown;
-        g->if_head = 0;
-        g->if_size = size;
+        g->answers = grown;
+        g->answers_size = size;
     }
-    g->inflight[(g->if_head + g->if_len++) % g->if_size] = (inflight_t) { conn, seq, deadline };
+    g->answers[g->nanswers++] = *a;
     return true;
 }
 
+/* A SYNC is answered by the gate, once its envelope has left for the
+ * player's shard (so a shard that cannot be reached means UNAVAILABLE, as
+ * before): the SYNC_REPLY needs no player state, only t1 and t2 echoed,
+ * and the scene starts the exchange from the envelope. */
 static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, int64_t now, bool udp)
 {
     if (!gate_conn_sync_allowed(c, now)) {
@@ -415,22 +422,41 @@ static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, in
     }
     uint64_t player = gate_conn_player(c);
     int shard = gate_shards_route(g->shards, player);
-    int64_t deadline = now + GATE_UNAVAILABLE_US;
     if (!gate_shards_up(g->shards, shard, now)) {
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
-    if (!gate_conn_sync_begin(c, m->seq, deadline, udp)) {
+    if (!gate_conn_sync_begin(c, m->seq, now, udp)) {
         ts_metric_add(g->m.inflight_full, 1);
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
-    ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = player,
-                     .seq = m->seq, .t1 = m->u.sync.t1, .t2 = t2 };
-    if (gate_shards_send(g->shards, shard, &env) < 0 || !inflight_push(g, env.conn, m->seq, deadline)) {
-        gate_conn_sync_expire(c, m->seq, deadline);
+    answer_t a = { .conn = gate_conn_id(c), .seq = m->seq, .t1 = m->u.sync.t1, .t2 = t2 };
+    ts_env_t env = { .kind = TS_ENV_SYNC, .conn = a.conn, .player_id = player, .seq = a.seq, .t1 = a.t1, .t2 = t2 };
+    if (!answer_later(g, &a) || gate_shards_send(g->shards, shard, &env) < 0) {
+        gate_conn_sync_cancel(c, m->seq, &udp);
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
     }
+}
+
+/* The SYNC_REPLYs of this turn's SYNCs whose envelopes have left (those
+ * that could not go were cancelled and answered UNAVAILABLE). */
+static void answer_syncs(gate_t *g)
+{
+    for (size_t i = 0; i < g->nanswers; i++) {
+        const answer_t *a = &g->answers[i];
+        gate_conn_t *c = gate_conntab_get(g->conns, a->conn);
+        if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || !gate_conn_sync_inflight(c, a->seq))
+            continue;
+        if (gate_conn_send_sync_reply(c, a->seq, a->t1, a->t2) < 0) {
+            ts_metric_add(g->m.stalled, 1);
+            drop(g, c);
+            continue;
+        }
+        ts_metric_add(g->m.out[TS_SYNC_REPLY], 1);
+        ts_metric_observe(g->m.inside, (double) (ts_clock_real_us() - a->t2) / 1e6);
+    }
+    g->nanswers = 0;
 }
 
 static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t now, bool udp)
@@ -473,11 +499,14 @@ static void on_frame(gate_t *g, gate_conn_t *c, const uint8_t *body, size_t len,
     }
 }
 
-/* Reads until EAGAIN, or until the connection has had its share of this
- * turn (GATE_READ_BUDGET reads): then it goes on the ready list and gets
- * its next share after everyone else's, so one flooding client cannot
- * starve the rest. Returns -1 when the connection was dropped. */
-static int on_readable(gate_t *g, gate_conn_t *c)
+/* Reads until the socket is empty, or until the connection has had its
+ * share of this turn (GATE_READ_BUDGET reads): then it goes on the ready
+ * list and gets its next share after everyone else's, so one flooding
+ * client cannot starve the rest. A read shorter than the buffer emptied the
+ * socket: bytes that come later raise a new edge, so no second read is
+ * spent to hear EAGAIN, unless the peer has hung up (hup), whose end of
+ * file raises none. Returns -1 when the connection was dropped. */
+static int on_readable(gate_t *g, gate_conn_t *c, bool hup)
 {
     uint8_t buf[16384];
     uint64_t id = gate_conn_id(c);
@@ -523,6 +552,8 @@ static int on_readable(gate_t *g, gate_conn_t *c)
             drop(g, c);
             return -1;
         }
+        if ((size_t) n < sizeof buf && !hup)
+            return 0;
     }
 }
 
@@ -596,19 +627,7 @@ static void on_envelope(gate_t *g, const ts_env_t *env)
         ts_metric_add(g->m.gone, 1);
         return;
     }
-    if (env->kind == TS_ENV_SYNC_REPLY) {
-        if (!gate_conn_sync_inflight(c, env->seq)) {
-            ts_metric_add(g->m.late, 1);
-            return;
-        }
-        if (gate_conn_send_sync_reply(c, env->seq, env->t1, env->t2) < 0) {
-            ts_metric_add(g->m.stalled, 1);
-            drop(g, c);
-            return;
-        }
-        ts_metric_add(g->m.out[TS_SYNC_REPLY], 1);
-        ts_metric_observe(g->m.inside, (double) (ts_clock_real_us() - env->t2) / 1e6);
-    } else if (env->kind == TS_ENV_SYNC_RESULT) {
+    if (env->kind == TS_ENV_SYNC_RESULT) {
         ts_msg_t r = { .type = TS_SYNC_RESULT, .seq = env->seq };
         r.u.sync_result = (ts_sync_result_t) { env->rtt, env->srtt, env->rttvar };
         if (gate_conn_result_via_udp(c, env->seq)) {
@@ -635,20 +654,6 @@ static void drain_shards(gate_t *g, int64_t now)
 }
 
 /* ---- timers ------------------------------------------------------------ */
-
-static void expire_inflight(gate_t *g, int64_t now)
-{
-    while (g->if_len > 0) {
-        inflight_t *f = &g->inflight[g->if_head];
-        if (f->deadline > now)
-            break;
-        gate_conn_t *c = gate_conntab_get(g->conns, f->conn);
-        if (c && gate_conn_sync_expire(c, f->seq, f->deadline))
-            send_error(g, c, f->seq, TS_UNAVAILABLE);
-        g->if_head = (g->if_head + 1) % g->if_size;
-        g->if_len--;
-    }
-}
 
 static void expire_closing(gate_t *g, int64_t now, bool all)
 {
@@ -690,12 +695,10 @@ static void log_client_errors(gate_t *g, int64_t now)
 static void tick(gate_t *g, int64_t now)
 {
     log_client_errors(g, now);
-    ts_metric_set(g->m.inflight_depth, (int64_t) g->if_len);
     ts_metric_set(g->m.ready_depth, (int64_t) g->nready);
     ts_metric_set(g->m.closing_depth, (int64_t) g->nclosing);
     gate_shards_tick(g->shards, now);
     atomic_store(&g->shards_up, gate_shards_up_count(g->shards, now));
-    expire_inflight(g, now);
     expire_closing(g, now, false);
     g->next_tick = now + GATE_TICK_US;
 }
@@ -736,7 +739,8 @@ static void on_event(gate_t *g, const struct epoll_event *ev)
             return;
         }
         /* a connection on the ready list reads in its turn there, not twice a turn */
-        if ((ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && !gate_conn_pending(c) && on_readable(g, c) < 0)
+        bool hup = ev->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+        if ((hup || (ev->events & EPOLLIN)) && !gate_conn_pending(c) && on_readable(g, c, hup) < 0)
             return;
     }
 }
@@ -751,8 +755,13 @@ int gate_run(gate_t *g)
         int64_t now = ts_clock_mono_us();
         int timeout = g->nready || gate_shards_pending(g->shards) ? 0 : g->next_tick > now ? (int) ((g->next_tick - now + 999) / 1000) : 0;
         int n = epoll_wait(g->ep, events, 256, timeout);
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             on_event(g, &events[i]);
+            if (g->nanswers >= GATE_ANSWER_AFTER) {   /* the first SYNCs of a busy turn need not wait for its end */
+                gate_shards_flush(g->shards);
+                answer_syncs(g);
+            }
+        }
         serve_ready(g);
         now = ts_clock_mono_us();
         if (now >= g->next_tick)
@@ -760,6 +769,7 @@ int gate_run(gate_t *g)
         /* this turn's envelopes leave in one batch per shard, before the
          * replies are read: a send may take the ZMQ_FD's readiness */
         gate_shards_flush(g->shards);
+        answer_syncs(g);
         drain_shards(g, now);   /* what this queues leaves next turn, at once */
         if (g->stopping) {
             if (!stop_by)
