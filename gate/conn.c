@@ -202,6 +202,8 @@ void gate_conn_cork(gate_conn_t *self)
     self->corked = true;
 }
 
+bool gate_conn_corked(const gate_conn_t *self) { return self->corked; }
+
 int gate_conn_uncork(gate_conn_t *self)
 {
     self->corked = false;

@@ -63,6 +63,7 @@ bool gate_conn_pending(const gate_conn_t *self);
  * socket failed. */
 void gate_conn_cork(gate_conn_t *self);
 int  gate_conn_uncork(gate_conn_t *self);
+bool gate_conn_corked(const gate_conn_t *self);
 /* Writes what is queued. Returns 1 while bytes remain, 0 when empty, -1 on error. */
 int gate_conn_flush(gate_conn_t *self);
 bool gate_conn_has_output(const gate_conn_t *self);

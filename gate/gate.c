@@ -82,6 +82,8 @@ struct gate_t {
     _Atomic int      shards_up;
     answer_t        *answers;         /* this turn's SYNCs, answered after the flush */
     size_t           nanswers, answers_size;
+    uint64_t        *held;            /* connections corked while the scene's replies are handed out */
+    size_t           nheld, held_size;
     uint64_t        *closing;         /* ids of CLOSING connections */
     size_t           nclosing, closing_size;
     int64_t          next_tick;
@@ -200,6 +202,7 @@ void gate_destroy(gate_t **self_p)
     if (g->ep >= 0)
         close(g->ep);
     free(g->answers);
+    free(g->held);
     free(g->closing);
     free(g->ready);
     free(g);
@@ -614,6 +617,24 @@ static void on_accept(gate_t *g)
 
 /* ---- scene replies ----------------------------------------------------- */
 
+/* Corks c until release_held, so the SYNC_RESULTs one batch brings a
+ * connection leave in one write (they carry no time to keep exact). */
+static void hold(gate_t *g, gate_conn_t *c)
+{
+    if (gate_conn_corked(c))
+        return;
+    if (g->nheld == g->held_size) {
+        size_t size = g->held_size ? g->held_size * 2 : 256;
+        uint64_t *grown = realloc(g->held, size * sizeof *grown);
+        if (!grown)
+            return;   /* then it writes at once */
+        g->held = grown;
+        g->held_size = size;
+    }
+    g->held[g->nheld++] = gate_conn_id(c);
+    gate_conn_cork(c);
+}
+
 static void on_envelope(gate_t *g, const ts_env_t *env)
 {
     gate_conn_t *c = gate_conntab_get(g->conns, env->conn);
@@ -634,9 +655,20 @@ static void on_envelope(gate_t *g, const ts_env_t *env)
             ts_metric_add(g->m.out[TS_SYNC_RESULT], 1);
             gate_conn_send_udp(c, &r);
         } else {
+            hold(g, c);
             reply(g, c, &r);
         }
     }
+}
+
+static void release_held(gate_t *g)
+{
+    for (size_t i = 0; i < g->nheld; i++) {
+        gate_conn_t *c = gate_conntab_get(g->conns, g->held[i]);
+        if (c && gate_conn_uncork(c) < 0)
+            drop(g, c);
+    }
+    g->nheld = 0;
 }
 
 static void drain_shards(gate_t *g, int64_t now)
@@ -651,6 +683,7 @@ static void drain_shards(gate_t *g, int64_t now)
                 on_envelope(g, &env);
         }
     }
+    release_held(g);
 }
 
 /* ---- timers ------------------------------------------------------------ */
