@@ -214,21 +214,27 @@ int gate_shards_reachable(const gate_t *self)
     return atomic_load(&((gate_t *) self)->shards_up);
 }
 
+/* Appends id to a growing list of connection ids; false when out of memory. */
+static bool push_id(uint64_t **list, size_t *n, size_t *size, uint64_t id)
+{
+    if (*n == *size) {
+        size_t grown_size = *size ? *size * 2 : 64;
+        uint64_t *grown = realloc(*list, grown_size * sizeof *grown);
+        if (!grown)
+            return false;
+        *list = grown;
+        *size = grown_size;
+    }
+    (*list)[(*n)++] = id;
+    return true;
+}
+
 /* ---- the ready list ------------------------------------------------------ */
 
 static void ready_push(gate_t *g, gate_conn_t *c)
 {
-    if (gate_conn_pending(c))
-        return;
-    if (g->nready == g->ready_size) {
-        size_t size = g->ready_size ? g->ready_size * 2 : 64;
-        uint64_t *grown = realloc(g->ready, size * sizeof *grown);
-        if (!grown)
-            return;   /* the connection's next event will pick it up */
-        g->ready = grown;
-        g->ready_size = size;
-    }
-    g->ready[g->nready++] = gate_conn_id(c);
+    if (gate_conn_pending(c) || !push_id(&g->ready, &g->nready, &g->ready_size, gate_conn_id(c)))
+        return;   /* out of memory: the connection's next event will pick it up */
     gate_conn_set_pending(c, true);
 }
 
@@ -288,17 +294,10 @@ static void close_gracefully(gate_t *g, gate_conn_t *c)
 {
     if (gate_conn_state(c) == GATE_CONN_CLOSING)
         return;
-    if (g->nclosing == g->closing_size) {
-        size_t size = g->closing_size ? g->closing_size * 2 : 64;
-        uint64_t *grown = realloc(g->closing, size * sizeof *grown);
-        if (!grown) {
-            drop(g, c);
-            return;
-        }
-        g->closing = grown;
-        g->closing_size = size;
+    if (!push_id(&g->closing, &g->nclosing, &g->closing_size, gate_conn_id(c))) {
+        drop(g, c);
+        return;
     }
-    g->closing[g->nclosing++] = gate_conn_id(c);
     gate_conn_close_after(c, ts_clock_mono_us() + GATE_LINGER_US);
 }
 
@@ -621,18 +620,8 @@ static void on_accept(gate_t *g)
  * connection leave in one write (they carry no time to keep exact). */
 static void hold(gate_t *g, gate_conn_t *c)
 {
-    if (gate_conn_corked(c))
-        return;
-    if (g->nheld == g->held_size) {
-        size_t size = g->held_size ? g->held_size * 2 : 256;
-        uint64_t *grown = realloc(g->held, size * sizeof *grown);
-        if (!grown)
-            return;   /* then it writes at once */
-        g->held = grown;
-        g->held_size = size;
-    }
-    g->held[g->nheld++] = gate_conn_id(c);
-    gate_conn_cork(c);
+    if (!gate_conn_corked(c) && push_id(&g->held, &g->nheld, &g->held_size, gate_conn_id(c)))
+        gate_conn_cork(c);   /* out of memory: it writes at once */
 }
 
 static void on_envelope(gate_t *g, const ts_env_t *env)
