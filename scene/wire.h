@@ -1,11 +1,11 @@
 /* scene/wire.h - messages between the scene's own threads over inproc
  * ZeroMQ sockets (never across processes, so plain structs travel):
  *
- *   router -> worker k  (inproc://ts-worker-k)  'E' | gate identity | ts_env_t
+ *   router -> worker k  (inproc://ts-worker-k)  'E' | gate identity | ts_env_t[n]
  *   writer -> worker k  (inproc://ts-worker-k)  'L' | scene_load_t
  *   worker -> writer    (inproc://ts-store)     'R' | scene_row_t[n]
  *   worker -> writer    (inproc://ts-store)     'Q' | scene_query_t
- *   worker -> router    (inproc://ts-replies)   gate identity | encoded envelope
+ *   worker -> router    (inproc://ts-replies)   gate identity | batch of encoded envelopes
  *
  * Each socket has one owner thread; a frame kind is its first byte. */
 #ifndef SCENE_WIRE_H
@@ -34,9 +34,9 @@ typedef struct {
     scene_row_t row;
 } scene_load_t;
 
-/* Encodes env and sends it as [gate identity][envelope], the shape of every
- * envelope towards a gate (through the router, or to it from a worker),
- * without blocking. False when it could not be sent. */
+/* Encodes env and sends it as [gate identity][envelope]: a batch of one
+ * towards a gate (bench/s4scene answers this way), without blocking. False
+ * when it could not be sent. */
 static inline bool scene_send_envelope(void *sock, const uint8_t *id, size_t idn, const ts_env_t *env)
 {
     uint8_t buf[TS_ENV_MAX];
