@@ -519,7 +519,6 @@ static int on_readable(gate_t *g, gate_conn_t *c, bool hup)
         }
         int64_t arrived, t2, now;   /* the clocks when the kernel got the bytes, however late the loop reads */
         ssize_t n = ts_recv_stamped(gate_conn_fd(c), buf, sizeof buf, NULL, NULL, &arrived);
-        ts_arrival_clocks(arrived, &t2, &now);
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
             drop(g, c);
             return -1;
@@ -530,6 +529,7 @@ static int on_readable(gate_t *g, gate_conn_t *c, bool hup)
             return 0;
         if (gate_conn_state(c) == GATE_CONN_CLOSING)
             continue;   /* discarded */
+        ts_arrival_clocks(arrived, &t2, &now);
         gate_conn_cork(c);   /* one write for this read's answers */
         size_t off = 0;
         while (off < (size_t) n) {
@@ -568,9 +568,9 @@ static void on_datagrams(gate_t *g)
         socklen_t from_len = sizeof from;
         int64_t arrived, t2, now;
         ssize_t n = ts_recv_stamped(g->udp_fd, buf, sizeof buf, &from, &from_len, &arrived);
-        ts_arrival_clocks(arrived, &t2, &now);
         if (n < 0)
             return;
+        ts_arrival_clocks(arrived, &t2, &now);
         gate_conn_t *c = NULL;
         ts_msg_t m;
         gate_udp_verdict_t v = gate_udp_admit(g->conns, g->dec, buf, (size_t) n, &from, &c, &m);

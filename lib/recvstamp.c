@@ -35,7 +35,7 @@ ssize_t ts_recv_stamped(int fd, void *buf, size_t cap, struct sockaddr_storage *
             }
         }
     }
-    if (*arrived_us == 0)
+    if (n >= 0 && *arrived_us == 0)
         *arrived_us = ts_clock_real_us();
     return n;
 }

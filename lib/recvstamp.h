@@ -16,7 +16,8 @@ void ts_stamp_arrivals(int fd);
 
 /* recvmsg with MSG_DONTWAIT: like recvfrom (from and from_len may be NULL),
  * and *arrived_us is the real time (µs since the epoch) at which the kernel
- * received the last of the bytes read; the time now when it gave none. */
+ * received the last of the bytes read; the time now when it gave none, 0
+ * when nothing was read. */
 ssize_t ts_recv_stamped(int fd, void *buf, size_t cap, struct sockaddr_storage *from, socklen_t *from_len,
                         int64_t *arrived_us);
 

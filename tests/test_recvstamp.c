@@ -4,6 +4,7 @@
  * turns into the monotonic clock unless the real clock stepped. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -83,6 +84,8 @@ Test(recvstamp, nothing_to_read_is_eagain)
     uint8_t buf[4];
     int64_t arrived;
     cr_assert_eq(ts_recv_stamped(rx, buf, sizeof buf, NULL, NULL, &arrived), -1);
+    cr_assert(errno == EAGAIN || errno == EWOULDBLOCK);
+    cr_assert_eq(arrived, 0, "no stamp, and no clock read, when nothing was read");
     close(rx);
     close(tx);
 }

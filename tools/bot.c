@@ -371,7 +371,8 @@ static void read_socket(bot_t *b, uint64_t tag, int64_t now)
         return;
     }
     ssize_t n = ts_recv_stamped(p->tcp, buf, sizeof buf, NULL, NULL, &arrived);
-    ts_arrival_clocks(arrived, &real, &now);
+    if (n > 0)
+        ts_arrival_clocks(arrived, &real, &now);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         kill_player(b, p);
         return;
