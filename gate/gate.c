@@ -214,17 +214,27 @@ int gate_shards_reachable(const gate_t *self)
     return atomic_load(&((gate_t *) self)->shards_up);
 }
 
+/* A growing list (of *size items of elem bytes, n in use) with room for
+ * one more: list itself, or where it moved; NULL when out of memory (list
+ * is left as it was). */
+static void *room_for_one(void *list, size_t n, size_t *size, size_t elem)
+{
+    if (n < *size)
+        return list;
+    size_t grown_size = *size ? *size * 2 : 64;
+    void *grown = realloc(list, grown_size * elem);
+    if (grown)
+        *size = grown_size;
+    return grown;
+}
+
 /* Appends id to a growing list of connection ids; false when out of memory. */
 static bool push_id(uint64_t **list, size_t *n, size_t *size, uint64_t id)
 {
-    if (*n == *size) {
-        size_t grown_size = *size ? *size * 2 : 64;
-        uint64_t *grown = realloc(*list, grown_size * sizeof *grown);
-        if (!grown)
-            return false;
-        *list = grown;
-        *size = grown_size;
-    }
+    uint64_t *room = room_for_one(*list, *n, size, sizeof *room);
+    if (!room)
+        return false;
+    *list = room;
     (*list)[(*n)++] = id;
     return true;
 }
@@ -400,14 +410,10 @@ static void on_unsent(void *arg, const ts_env_t *env)
 
 static bool answer_later(gate_t *g, const answer_t *a)
 {
-    if (g->nanswers == g->answers_size) {
-        size_t size = g->answers_size ? g->answers_size * 2 : 256;
-        answer_t *grown = realloc(g->answers, size * sizeof *grown);
-        if (!grown)
-            return false;
-        g->answers = grown;
-        g->answers_size = size;
-    }
+    answer_t *room = room_for_one(g->answers, g->nanswers, &g->answers_size, sizeof *room);
+    if (!room)
+        return false;
+    g->answers = room;
     g->answers[g->nanswers++] = *a;
     return true;
 }
