@@ -108,19 +108,18 @@ bool ts_pack_plausible(const uint8_t *b, size_t len)
     return true;
 }
 
-bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_object *obj)
-{
-    size_t off = 0;
-    return len > 0 && ts_pack_plausible(buf, len)
-           && msgpack_unpack((const char *) buf, len, &off, zone, obj) == MSGPACK_UNPACK_SUCCESS && off == len;
-}
-
 bool ts_pack_next(msgpack_zone *zone, const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj)
 {
     if (*off >= len || !ts_pack_plausible(buf + *off, len - *off))
         return false;
     msgpack_unpack_return rc = msgpack_unpack((const char *) buf, len, off, zone, obj);
     return rc == MSGPACK_UNPACK_SUCCESS || rc == MSGPACK_UNPACK_EXTRA_BYTES;
+}
+
+bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_object *obj)
+{
+    size_t off = 0;
+    return ts_pack_next(zone, buf, len, &off, obj) && off == len;
 }
 
 ts_decoder_t *ts_decoder_new(void)
