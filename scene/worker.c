@@ -115,22 +115,19 @@ static void send_replies(state_t *st)
     st->out_len = 0;
 }
 
+/* Adds env to the batch for gate, sending the batch first when it is for
+ * another gate or might not hold one more envelope. */
 static void reply(state_t *st, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
 {
-    if (st->out_len > 0 && (gate_len != st->out_gate_len || memcmp(gate, st->out_gate, gate_len) != 0))
+    bool other_gate = gate_len != st->out_gate_len || memcmp(gate, st->out_gate, gate_len) != 0;
+    if (st->out_len > 0 && (other_gate || st->out_len > TS_ENV_BATCH_MAX - TS_ENV_MAX))
         send_replies(st);
     if (st->out_len == 0) {
         memcpy(st->out_gate, gate, gate_len);
         st->out_gate_len = gate_len;
     }
-    if (!ts_env_append(st->out, TS_ENV_BATCH_MAX, &st->out_len, env)) {
-        send_replies(st);
-        memcpy(st->out_gate, gate, gate_len);
-        st->out_gate_len = gate_len;
-        if (!ts_env_append(st->out, TS_ENV_BATCH_MAX, &st->out_len, env))
-            return;
-    }
-    ts_metric_add(st->opt.stats->replies_out, 1);
+    if (ts_env_append(st->out, TS_ENV_BATCH_MAX, &st->out_len, env))
+        ts_metric_add(st->opt.stats->replies_out, 1);
 }
 
 static entry_t *find_or_create(state_t *st, uint64_t player_id, int64_t now)
