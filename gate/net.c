@@ -45,4 +45,3 @@ int gate_net_bind_udp(const struct sockaddr_storage *addr, socklen_t len, char *
 {
     return open_bound(addr, len, SOCK_DGRAM, err);
 }
-
