@@ -11,8 +11,8 @@
  * So the scene's own clock and its arrival times are used: the gate <->
  * scene hops, their queueing and the client's turnaround all land in the
  * delay, and everything is whole milliseconds. Here the first TimeSync is
- * the envelope of a SYNC and the second that of its SYNC_ACK; the
- * SYNC_RESULT carries rtt = 2 * temp_delay and srtt = 2 * net_delay (µs),
+ * the envelope of a SYNC (the gate has answered it) and the second that of
+ * its SYNC_ACK; the SYNC_RESULT carries rtt = 2 * temp_delay and srtt = 2 * net_delay (µs),
  * which is what the bot compares with the injected truth.
  *
  *   ticksync-s4scene ENDPOINT      (binds a ROUTER there; until SIGINT/SIGTERM)
@@ -52,23 +52,18 @@ static void on_envelope(zhashx_t *players, void *router, const uint8_t *id, size
     s4_player_t *p = player_of(players, env->player_id);
     if (!p)
         return;
-    ts_env_t r = { .conn = env->conn, .player_id = env->player_id, .seq = env->seq };
     if (env->kind == TS_ENV_SYNC) {
         p->old_ms = now;
         p->have_old = true;
-        r.kind = TS_ENV_SYNC_REPLY;
-        r.t1 = env->t1;
-        r.t2 = env->t2;
-    } else {
-        if (!p->have_old)
-            return;
-        int64_t temp = (now - p->old_ms) / 2;
-        p->delay_ms = p->delay_ms != 0 ? (temp + p->delay_ms) / 2 : temp;
-        p->have_old = false;
-        r.kind = TS_ENV_SYNC_RESULT;
-        r.rtt = 2 * temp * 1000;
-        r.srtt = 2 * p->delay_ms * 1000;
+        return;
     }
+    if (!p->have_old)
+        return;
+    int64_t temp = (now - p->old_ms) / 2;
+    p->delay_ms = p->delay_ms != 0 ? (temp + p->delay_ms) / 2 : temp;
+    p->have_old = false;
+    ts_env_t r = { .kind = TS_ENV_SYNC_RESULT, .conn = env->conn, .player_id = env->player_id, .seq = env->seq,
+                   .rtt = 2 * temp * 1000, .srtt = 2 * p->delay_ms * 1000 };
     scene_send_envelope(router, id, idn, &r);
 }
 

@@ -14,16 +14,16 @@
 #include "datagram.h"
 #include "frame.h"
 
-typedef enum { SLOT_FREE, SLOT_INFLIGHT, SLOT_REPLIED } slot_state_t;
+/* An exchange: INFLIGHT (SYNC read, its envelope on the way), REPLIED
+ * (SYNC_REPLY written), ACKED (SYNC_ACK forwarded, SYNC_RESULT due). */
+typedef enum { SLOT_FREE, SLOT_INFLIGHT, SLOT_REPLIED, SLOT_ACKED } slot_state_t;
 
 typedef struct {
     uint64_t     seq;
-    int64_t      when;    /* INFLIGHT: deadline; REPLIED: monotonic t3 */
+    int64_t      when;    /* REPLIED: monotonic t3; ACKED: the result's deadline */
     slot_state_t state;
-    bool         udp;     /* the SYNC came over UDP: so does its reply */
+    bool         udp;     /* INFLIGHT, REPLIED: the SYNC came over UDP, so does its reply; ACKED: the ACK did */
 } slot_t;
-
-#define UDP_ACKED 8       /* SYNC_ACKs over UDP whose SYNC_RESULT is due */
 
 struct gate_conn_t {
     int               fd;
@@ -44,8 +44,6 @@ struct gate_conn_t {
     uint8_t           udp_key[TS_UDP_KEY_LEN];
     struct sockaddr_storage peer, udp_peer;
     socklen_t         udp_peer_len;
-    uint64_t          udp_acked[UDP_ACKED];
-    unsigned          udp_acked_next;
 };
 
 gate_conn_t *gate_conn_new(int fd, uint64_t id, size_t out_cap, double sync_rate, int64_t now_us)
@@ -248,7 +246,7 @@ void gate_conn_close_after(gate_conn_t *self, int64_t deadline_us)
 
 int64_t gate_conn_close_deadline(const gate_conn_t *self) { return self->close_at; }
 
-bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool udp)
+bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp)
 {
     int64_t now = ts_clock_mono_us();
     slot_t *free_slot = NULL;
@@ -256,6 +254,8 @@ bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us, 
         slot_t *s = &self->slots[i];
         if (s->state == SLOT_REPLIED && (s->seq == seq || now - s->when > GATE_EXCHANGE_US))
             s->state = SLOT_FREE;     /* a reused seq starts over; old ones are lost */
+        if (s->state == SLOT_ACKED && now - s->when > GATE_EXCHANGE_US)
+            s->state = SLOT_FREE;     /* a result deadline nobody watched */
         if (s->state == SLOT_INFLIGHT && s->seq == seq)
             free_slot = s;
         else if (s->state == SLOT_FREE && !free_slot)
@@ -270,22 +270,13 @@ bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us, 
     }
     if (!free_slot)
         return false;
-    *free_slot = (slot_t) { .seq = seq, .when = deadline_us, .state = SLOT_INFLIGHT, .udp = udp };
+    *free_slot = (slot_t) { .seq = seq, .state = SLOT_INFLIGHT, .udp = udp };
     return true;
 }
 
 bool gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq)
 {
     return find_slot((gate_conn_t *) self, seq, SLOT_INFLIGHT) != NULL;
-}
-
-bool gate_conn_sync_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us)
-{
-    slot_t *s = find_slot(self, seq, SLOT_INFLIGHT);
-    if (!s || s->when != deadline_us)
-        return false;
-    s->state = SLOT_FREE;
-    return true;
 }
 
 bool gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp)
@@ -298,16 +289,34 @@ bool gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp)
     return true;
 }
 
-int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp)
+int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp, int64_t deadline_us)
 {
     slot_t *s = find_slot(self, seq, SLOT_REPLIED);
     if (!s)
         return -1;
-    s->state = SLOT_FREE;
-    if (udp)
-        self->udp_acked[self->udp_acked_next++ % UDP_ACKED] = seq;
     int64_t d = t6_us - s->when;
-    return d >= 0 && d <= GATE_EXCHANGE_US ? d : -1;
+    if (d < 0 || d > GATE_EXCHANGE_US) {
+        s->state = SLOT_FREE;
+        return -1;
+    }
+    *s = (slot_t) { .seq = seq, .when = deadline_us, .state = SLOT_ACKED, .udp = udp };
+    return d;
+}
+
+bool gate_conn_sync_result(gate_conn_t *self, uint64_t seq, bool *udp)
+{
+    slot_t *s = find_slot(self, seq, SLOT_ACKED);
+    if (!s)
+        return false;
+    *udp = s->udp;
+    s->state = SLOT_FREE;
+    return true;
+}
+
+bool gate_conn_sync_result_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool *udp)
+{
+    slot_t *s = find_slot(self, seq, SLOT_ACKED);
+    return s && s->when == deadline_us && gate_conn_sync_result(self, seq, udp);
 }
 
 /* ---- UDP ------------------------------------------------------------------ */
@@ -356,14 +365,4 @@ int gate_conn_send_udp(gate_conn_t *self, const ts_msg_t *msg)
         sendto(self->udp_fd, dgram, total, MSG_DONTWAIT, (const struct sockaddr *) &self->udp_peer,
                self->udp_peer_len);   /* UDP may drop it; the client sends the next SYNC */
     return 0;
-}
-
-bool gate_conn_result_via_udp(gate_conn_t *self, uint64_t seq)
-{
-    for (int i = 0; i < UDP_ACKED; i++)
-        if (self->udp_acked[i] == seq && seq != 0) {
-            self->udp_acked[i] = 0;
-            return true;
-        }
-    return false;
 }

@@ -73,32 +73,37 @@ bool gate_conn_has_output(const gate_conn_t *self);
 void    gate_conn_close_after(gate_conn_t *self, int64_t deadline_us);
 int64_t gate_conn_close_deadline(const gate_conn_t *self);
 
-/* Exchanges. begin records a SYNC forwarded to the scene (false: no free
- * slot); replied is false when seq is not in flight (it timed out). expire
- * removes seq if it is still in flight with this deadline, returning true.
- * ack returns the monotonic t6 - t3 of seq's SYNC_REPLY and frees the slot,
- * or -1 when seq matches no pending exchange (or one older than 5 s). */
-bool    gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool udp);
+/* Exchanges, a slot per seq.
+ * - begin records a SYNC whose envelope is on its way to the scene (false:
+ *   no free slot); inflight tells whether seq still awaits its SYNC_REPLY;
+ *   cancel frees it (its envelope never left), with *udp telling how it came.
+ * - send_sync_reply (above) keeps the monotonic t3.
+ * - ack returns the monotonic t6 - t3 of seq's SYNC_REPLY, and the slot then
+ *   awaits its SYNC_RESULT until deadline_us; or -1 when seq matches no
+ *   pending exchange (or one older than 5 s), and the slot is freed.
+ * - result frees an ACKed seq when its SYNC_RESULT comes, with *udp telling
+ *   whether the ACK came over UDP (so must the result); false when none
+ *   waits (its ACK was answered UNAVAILABLE). result_expire does the same
+ *   only if seq still waits with this deadline. */
+bool    gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp);
 bool    gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq);
-bool    gate_conn_sync_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us);
-/* Frees seq if it is in flight, whatever its deadline (its SYNC never left
- * for the scene); true when it was, with *udp telling how it came. */
 bool    gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp);
-int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp);
+int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp, int64_t deadline_us);
+bool    gate_conn_sync_result(gate_conn_t *self, uint64_t seq, bool *udp);
+bool    gate_conn_sync_result_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool *udp);
 
 /* UDP (PROTOCOL.md "Framing"). enable hands the connection the gate's UDP
  * socket (borrowed) and the udp_key its WELCOME carries. check is the tag
  * of a datagram's message; same_host compares a datagram's source address
  * with the TCP peer's (ports may differ through NAT); set_udp_peer records
  * where replies go. An exchange begun with udp replies over UDP: SYNC_REPLY
- * (see send_sync_reply), and SYNC_RESULT when result_via_udp says its ACK
- * came over UDP. send_udp never fails the connection: UDP may drop. */
+ * (see send_sync_reply), and SYNC_RESULT when sync_result says its ACK came
+ * over UDP. send_udp never fails the connection: UDP may drop. */
 void gate_conn_enable_udp(gate_conn_t *self, int udp_fd, const uint8_t key[TS_UDP_KEY_LEN]);
 bool gate_conn_udp_enabled(const gate_conn_t *self);
 bool gate_conn_udp_check(const gate_conn_t *self, const uint8_t *msg, size_t len, const uint8_t *tag);
 bool gate_conn_same_host(const gate_conn_t *self, const struct sockaddr_storage *from);
 void gate_conn_set_udp_peer(gate_conn_t *self, const struct sockaddr_storage *from, socklen_t len);
 int  gate_conn_send_udp(gate_conn_t *self, const ts_msg_t *msg);
-bool gate_conn_result_via_udp(gate_conn_t *self, uint64_t seq);
 
 #endif

@@ -8,9 +8,9 @@
  * dropped.
  *
  * Envelopes for the scene shards are batched per turn of the loop (see
- * shards.h). A SYNC's SYNC_REPLY comes back from the scene (so a SYNC
- * answered is a SYNC the shard has); one unanswered for
- * GATE_UNAVAILABLE_US gets UNAVAILABLE.
+ * shards.h). A SYNC is answered here: its SYNC_REPLY is written once the
+ * batch holding its envelope has been taken for the shard (every
+ * GATE_ANSWER_AFTER SYNCs, and at the end of the turn).
  *
  * A connection that must close (PROTOCOL says so, or BYE) first gets its
  * last words, then its write side is shut and its input discarded until the
@@ -42,20 +42,30 @@
 #include "udp.h"
 
 #define GATE_LINGER_US       1000000  /* a closing connection's grace */
-#define GATE_UNAVAILABLE_US  1000000  /* a SYNC unanswered by its shard this long */
+#define GATE_RESULT_US       1000000  /* a SYNC_ACK whose SYNC_RESULT has not come this long: UNAVAILABLE */
 #define GATE_TICK_US         20000
 #define GATE_ERROR_LOG_US    10000000   /* client_errors log interval */
 #define GATE_MAX_BAD         8        /* BAD_MESSAGEs before closing */
 #define GATE_SHUTDOWN_US     2000000  /* drain time at shutdown */
 #define GATE_READ_BUDGET     2        /* reads per connection per turn (32 KiB) */
+#ifndef GATE_ANSWER_AFTER
+#define GATE_ANSWER_AFTER    8        /* SYNCs read before their batch leaves and they are answered */
+#endif
 
 /* epoll tags below any connection id (ids have a generation >= 1 on top). */
 enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_UDP = 3, TAG_SHARD = 16 };
 
+/* A SYNC whose SYNC_REPLY is written once its envelope has left. */
+typedef struct {
+    uint64_t conn, seq;
+    int64_t  t1, t2;
+} answer_t;
+
+/* A SYNC_ACK forwarded to its shard, whose SYNC_RESULT is due by deadline. */
 typedef struct {
     uint64_t conn, seq;
     int64_t  deadline;
-} inflight_t;
+} awaited_t;
 
 /* Counted metrics; see gate_new for names. */
 typedef struct {
@@ -65,7 +75,7 @@ typedef struct {
     ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full, *unsent;
     ts_metric_t *inside;
     ts_metric_t *udp_in, *udp_dropped[GATE_UDP_VERDICTS];
-    ts_metric_t *inflight_depth, *ready_depth, *closing_depth;
+    ts_metric_t *awaiting_depth, *ready_depth, *closing_depth;
 } gate_metrics_t;
 
 struct gate_t {
@@ -77,8 +87,10 @@ struct gate_t {
     gate_shards_t   *shards;
     ts_decoder_t    *dec;             /* client messages are decoded into this */
     _Atomic int      shards_up;
-    inflight_t      *inflight;        /* FIFO ring, deadlines ascending */
-    size_t           if_head, if_len, if_size;
+    answer_t        *answers;         /* this turn's SYNCs, answered after the flush */
+    size_t           nanswers, answers_size;
+    awaited_t       *awaiting;        /* FIFO ring of SYNC_RESULTs due, deadlines ascending */
+    size_t           aw_head, aw_len, aw_size;
     uint64_t        *held;            /* connections corked while the scene's replies are handed out */
     size_t           nheld, held_size;
     uint64_t        *closing;         /* ids of CLOSING connections */
@@ -111,7 +123,7 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
         m->errors[c] = ts_metrics_counter(reg, "ticksync_gate_errors_total", "ERRORs sent to clients, by PROTOCOL code", l);
     }
     m->gone = ts_metrics_counter(reg, "ticksync_gate_replies_conn_gone_total", "scene replies for connections that have gone", NULL);
-    m->late = ts_metrics_counter(reg, "ticksync_gate_replies_late_total", "SYNC_REPLYs after their SYNC was answered UNAVAILABLE", NULL);
+    m->late = ts_metrics_counter(reg, "ticksync_gate_results_late_total", "SYNC_RESULTs after their SYNC_ACK was answered UNAVAILABLE", NULL);
     m->bad_envelopes = ts_metrics_counter(reg, "ticksync_gate_bad_envelopes_total", "undecodable messages from scenes", NULL);
     m->unsent = ts_metrics_counter(reg, "ticksync_gate_envelopes_unsent_total", "envelopes a shard would not take (no connection, or its queue full)", NULL);
     m->stalled = ts_metrics_counter(reg, "ticksync_gate_stalled_readers_total", "connections dropped for passing the output cap", NULL);
@@ -120,7 +132,7 @@ static void register_metrics(gate_t *g, ts_metrics_t *reg)
     m->inside = ts_metrics_histogram(reg, "ticksync_gate_inside_seconds", "time inside the server, t3 - t2",
                                      NULL, bounds, sizeof bounds / sizeof bounds[0]);
     m->udp_in = ts_metrics_counter(reg, "ticksync_gate_udp_datagrams_total", "UDP datagrams admitted", NULL);
-    m->inflight_depth = ts_metrics_gauge(reg, "ticksync_gate_inflight_syncs", "SYNC deadlines being watched: SYNCs forwarded to shards within the last second", NULL);
+    m->awaiting_depth = ts_metrics_gauge(reg, "ticksync_gate_results_awaited", "SYNC_ACKs forwarded to shards whose SYNC_RESULT is due", NULL);
     m->ready_depth = ts_metrics_gauge(reg, "ticksync_gate_ready_connections", "connections with input waiting for their next share of the loop", NULL);
     m->closing_depth = ts_metrics_gauge(reg, "ticksync_gate_closing_connections", "connections lingering after their last words", NULL);
     for (int v = 1; v < GATE_UDP_VERDICTS; v++) {
@@ -200,7 +212,8 @@ void gate_destroy(gate_t **self_p)
         close(g->signal_fd);
     if (g->ep >= 0)
         close(g->ep);
-    free(g->inflight);
+    free(g->answers);
+    free(g->awaiting);
     free(g->held);
     free(g->closing);
     free(g->ready);
@@ -213,17 +226,27 @@ int gate_shards_reachable(const gate_t *self)
     return atomic_load(&((gate_t *) self)->shards_up);
 }
 
+/* A growing list (of *size items of elem bytes, n in use) with room for
+ * one more: list itself, or where it moved; NULL when out of memory (list
+ * is left as it was). */
+static void *room_for_one(void *list, size_t n, size_t *size, size_t elem)
+{
+    if (n < *size)
+        return list;
+    size_t grown_size = *size ? *size * 2 : 64;
+    void *grown = realloc(list, grown_size * elem);
+    if (grown)
+        *size = grown_size;
+    return grown;
+}
+
 /* Appends id to a growing list of connection ids; false when out of memory. */
 static bool push_id(uint64_t **list, size_t *n, size_t *size, uint64_t id)
 {
-    if (*n == *size) {
-        size_t grown_size = *size ? *size * 2 : 64;
-        uint64_t *grown = realloc(*list, grown_size * sizeof *grown);
-        if (!grown)
-            return false;
-        *list = grown;
-        *size = grown_size;
-    }
+    uint64_t *room = room_for_one(*list, *n, size, sizeof *room);
+    if (!room)
+        return false;
+    *list = room;
     (*list)[(*n)++] = id;
     return true;
 }
@@ -393,28 +416,24 @@ static void on_unsent(void *arg, const ts_env_t *env)
     bool udp = false;
     if (env->kind == TS_ENV_SYNC && gate_conn_sync_cancel(c, env->seq, &udp))
         refuse(g, c, env->seq, TS_UNAVAILABLE, udp);
-    else if (env->kind == TS_ENV_SYNC_ACK)
-        refuse(g, c, env->seq, TS_UNAVAILABLE, gate_conn_result_via_udp(c, env->seq));
+    else if (env->kind == TS_ENV_SYNC_ACK && gate_conn_sync_result(c, env->seq, &udp))
+        refuse(g, c, env->seq, TS_UNAVAILABLE, udp);
 }
 
-static bool inflight_push(gate_t *g, uint64_t conn, uint64_t seq, int64_t deadline)
+static bool answer_later(gate_t *g, const answer_t *a)
 {
-    if (g->if_len == g->if_size) {
-        size_t size = g->if_size ? g->if_size * 2 : 1024;
-        inflight_t *grown = malloc(size * sizeof *grown);
-        if (!grown)
-            return false;
-        for (size_t i = 0; i < g->if_len; i++)
-            grown[i] = g->inflight[(g->if_head + i) % g->if_size];
-        free(g->inflight);
-        g->inflight = grown;
-        g->if_head = 0;
-        g->if_size = size;
-    }
-    g->inflight[(g->if_head + g->if_len++) % g->if_size] = (inflight_t) { conn, seq, deadline };
+    answer_t *room = room_for_one(g->answers, g->nanswers, &g->answers_size, sizeof *room);
+    if (!room)
+        return false;
+    g->answers = room;
+    g->answers[g->nanswers++] = *a;
     return true;
 }
 
+/* A SYNC is answered by the gate, once its envelope has left for the
+ * player's shard (so a shard that cannot be reached means UNAVAILABLE, as
+ * before): the SYNC_REPLY needs no player state, only t1 and t2 echoed,
+ * and the scene starts the exchange from the envelope. */
 static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, int64_t now, bool udp)
 {
     if (!gate_conn_sync_allowed(c, now)) {
@@ -423,36 +442,78 @@ static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, in
     }
     uint64_t player = gate_conn_player(c);
     int shard = gate_shards_route(g->shards, player);
-    int64_t deadline = now + GATE_UNAVAILABLE_US;
     if (!gate_shards_up(g->shards, shard, now)) {
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
-    if (!gate_conn_sync_begin(c, m->seq, deadline, udp)) {
+    if (!gate_conn_sync_begin(c, m->seq, udp)) {
         ts_metric_add(g->m.inflight_full, 1);
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
-    ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = player,
-                     .seq = m->seq, .t1 = m->u.sync.t1, .t2 = t2 };
-    if (gate_shards_send(g->shards, shard, &env) < 0 || !inflight_push(g, env.conn, m->seq, deadline)) {
-        gate_conn_sync_expire(c, m->seq, deadline);
+    answer_t a = { .conn = gate_conn_id(c), .seq = m->seq, .t1 = m->u.sync.t1, .t2 = t2 };
+    ts_env_t env = { .kind = TS_ENV_SYNC, .conn = a.conn, .player_id = player, .seq = a.seq, .t1 = a.t1, .t2 = t2 };
+    if (!answer_later(g, &a) || gate_shards_send(g->shards, shard, &env) < 0) {
+        gate_conn_sync_cancel(c, m->seq, &udp);
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
     }
 }
 
+/* The SYNC_REPLYs of this turn's SYNCs whose envelopes have left (those
+ * that could not go were cancelled and answered UNAVAILABLE). */
+static void answer_syncs(gate_t *g)
+{
+    for (size_t i = 0; i < g->nanswers; i++) {
+        const answer_t *a = &g->answers[i];
+        gate_conn_t *c = gate_conntab_get(g->conns, a->conn);
+        if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || !gate_conn_sync_inflight(c, a->seq))
+            continue;
+        if (gate_conn_send_sync_reply(c, a->seq, a->t1, a->t2) < 0) {
+            ts_metric_add(g->m.stalled, 1);
+            drop(g, c);
+            continue;
+        }
+        ts_metric_add(g->m.out[TS_SYNC_REPLY], 1);
+        ts_metric_observe(g->m.inside, (double) (ts_clock_real_us() - a->t2) / 1e6);
+    }
+    g->nanswers = 0;
+}
+
+static bool await_result(gate_t *g, uint64_t conn, uint64_t seq, int64_t deadline)
+{
+    if (g->aw_len == g->aw_size) {
+        size_t size = g->aw_size ? g->aw_size * 2 : 1024;
+        awaited_t *grown = malloc(size * sizeof *grown);
+        if (!grown)
+            return false;
+        for (size_t i = 0; i < g->aw_len; i++)
+            grown[i] = g->awaiting[(g->aw_head + i) % g->aw_size];
+        free(g->awaiting);
+        g->awaiting = grown;
+        g->aw_head = 0;
+        g->aw_size = size;
+    }
+    g->awaiting[(g->aw_head + g->aw_len++) % g->aw_size] = (awaited_t) { conn, seq, deadline };
+    return true;
+}
+
+/* A SYNC_ACK goes to the shard, which owes a SYNC_RESULT: one that has not
+ * come within GATE_RESULT_US (the shard died with it) is UNAVAILABLE. */
 static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t now, bool udp)
 {
-    int64_t t6_t3 = gate_conn_sync_ack(c, m->seq, now, udp);
+    int64_t deadline = now + GATE_RESULT_US;
+    int64_t t6_t3 = gate_conn_sync_ack(c, m->seq, now, udp, deadline);
     if (t6_t3 < 0)
         return;   /* no pending exchange with this seq: ignored (PROTOCOL) */
+    await_result(g, gate_conn_id(c), m->seq, deadline);   /* out of memory: the slot frees itself later */
     const ts_sync_ack_t *a = &m->u.sync_ack;
     uint64_t player = gate_conn_player(c);
     ts_env_t env = { .kind = TS_ENV_SYNC_ACK, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
                      .t4 = a->t4, .t5 = a->t5, .t6_t3 = t6_t3,
                      .has_client_rtt = a->has_client_rtt, .client_rtt = a->client_rtt,
                      .has_client_offset = a->has_client_offset, .client_offset = a->client_offset };
-    if (gate_shards_send(g->shards, gate_shards_route(g->shards, player), &env) < 0)
+    if (gate_shards_send(g->shards, gate_shards_route(g->shards, player), &env) < 0 &&
+        gate_conn_sync_result(c, m->seq, &udp))
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
 }
 
@@ -617,22 +678,15 @@ static void on_envelope(gate_t *g, const ts_env_t *env)
         ts_metric_add(g->m.gone, 1);
         return;
     }
-    if (env->kind == TS_ENV_SYNC_REPLY) {
-        if (!gate_conn_sync_inflight(c, env->seq)) {
+    if (env->kind == TS_ENV_SYNC_RESULT) {
+        bool udp = false;
+        if (!gate_conn_sync_result(c, env->seq, &udp)) {
             ts_metric_add(g->m.late, 1);
             return;
         }
-        if (gate_conn_send_sync_reply(c, env->seq, env->t1, env->t2) < 0) {
-            ts_metric_add(g->m.stalled, 1);
-            drop(g, c);
-            return;
-        }
-        ts_metric_add(g->m.out[TS_SYNC_REPLY], 1);
-        ts_metric_observe(g->m.inside, (double) (ts_clock_real_us() - env->t2) / 1e6);
-    } else if (env->kind == TS_ENV_SYNC_RESULT) {
         ts_msg_t r = { .type = TS_SYNC_RESULT, .seq = env->seq };
         r.u.sync_result = (ts_sync_result_t) { env->rtt, env->srtt, env->rttvar };
-        if (gate_conn_result_via_udp(c, env->seq)) {
+        if (udp) {
             ts_metric_add(g->m.out[TS_SYNC_RESULT], 1);
             gate_conn_send_udp(c, &r);
         } else {
@@ -669,17 +723,18 @@ static void drain_shards(gate_t *g, int64_t now)
 
 /* ---- timers ------------------------------------------------------------ */
 
-static void expire_inflight(gate_t *g, int64_t now)
+static void expire_awaiting(gate_t *g, int64_t now)
 {
-    while (g->if_len > 0) {
-        inflight_t *f = &g->inflight[g->if_head];
-        if (f->deadline > now)
+    while (g->aw_len > 0) {
+        awaited_t *a = &g->awaiting[g->aw_head];
+        if (a->deadline > now)
             break;
-        gate_conn_t *c = gate_conntab_get(g->conns, f->conn);
-        if (c && gate_conn_sync_expire(c, f->seq, f->deadline))
-            send_error(g, c, f->seq, TS_UNAVAILABLE);
-        g->if_head = (g->if_head + 1) % g->if_size;
-        g->if_len--;
+        gate_conn_t *c = gate_conntab_get(g->conns, a->conn);
+        bool udp = false;
+        if (c && gate_conn_sync_result_expire(c, a->seq, a->deadline, &udp))
+            refuse(g, c, a->seq, TS_UNAVAILABLE, udp);
+        g->aw_head = (g->aw_head + 1) % g->aw_size;
+        g->aw_len--;
     }
 }
 
@@ -723,12 +778,12 @@ static void log_client_errors(gate_t *g, int64_t now)
 static void tick(gate_t *g, int64_t now)
 {
     log_client_errors(g, now);
-    ts_metric_set(g->m.inflight_depth, (int64_t) g->if_len);
+    ts_metric_set(g->m.awaiting_depth, (int64_t) g->aw_len);
     ts_metric_set(g->m.ready_depth, (int64_t) g->nready);
     ts_metric_set(g->m.closing_depth, (int64_t) g->nclosing);
     gate_shards_tick(g->shards, now);
     atomic_store(&g->shards_up, gate_shards_up_count(g->shards, now));
-    expire_inflight(g, now);
+    expire_awaiting(g, now);
     expire_closing(g, now, false);
     g->next_tick = now + GATE_TICK_US;
 }
@@ -785,8 +840,13 @@ int gate_run(gate_t *g)
         int64_t now = ts_clock_mono_us();
         int timeout = g->nready || gate_shards_pending(g->shards) ? 0 : g->next_tick > now ? (int) ((g->next_tick - now + 999) / 1000) : 0;
         int n = epoll_wait(g->ep, events, 256, timeout);
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             on_event(g, &events[i]);
+            if (g->nanswers >= GATE_ANSWER_AFTER) {   /* the first SYNCs of a busy turn need not wait for its end */
+                gate_shards_flush(g->shards);
+                answer_syncs(g);
+            }
+        }
         serve_ready(g);
         now = ts_clock_mono_us();
         if (now >= g->next_tick)
@@ -794,6 +854,7 @@ int gate_run(gate_t *g)
         /* this turn's envelopes leave in one batch per shard, before the
          * replies are read: a send may take the ZMQ_FD's readiness */
         gate_shards_flush(g->shards);
+        answer_syncs(g);
         drain_shards(g, now);   /* what this queues leaves next turn, at once */
         if (g->stopping) {
             if (!stop_by)

@@ -12,7 +12,7 @@ static int extra_elements(uint64_t kind)
     switch (kind) {
     case TS_ENV_PING: case TS_ENV_PONG: case TS_ENV_OPEN: case TS_ENV_CLOSE: case TS_ENV_KICK:
         return 0;
-    case TS_ENV_SYNC: case TS_ENV_SYNC_REPLY:
+    case TS_ENV_SYNC:
         return 2;
     case TS_ENV_SYNC_ACK:
         return 5;
@@ -45,7 +45,7 @@ size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
     msgpack_pack_uint64(&pk, e->player_id);
     msgpack_pack_uint64(&pk, e->seq);
     switch (e->kind) {
-    case TS_ENV_SYNC: case TS_ENV_SYNC_REPLY:
+    case TS_ENV_SYNC:
         msgpack_pack_int64(&pk, e->t1);
         msgpack_pack_int64(&pk, e->t2);
         break;
@@ -85,7 +85,7 @@ static int decode_array(const msgpack_object *obj, ts_env_t *e)
     el += 4;
     bool ok = true;
     switch (e->kind) {
-    case TS_ENV_SYNC: case TS_ENV_SYNC_REPLY:
+    case TS_ENV_SYNC:
         ok = ts_obj_i64(&el[0], &e->t1) && ts_obj_i64(&el[1], &e->t2);
         break;
     case TS_ENV_SYNC_ACK:

@@ -1,11 +1,9 @@
 /* scene/scene.c - see scene.h. PINGs are answered here, on the routing
- * thread, so a shard that routes is a shard that is up; so are SYNCs, whose
- * answer needs no player state (t1 and t2 echoed), so it leaves without
- * waiting for a worker. Everything else, the SYNCs too, goes to the worker
- * that owns the player.
+ * thread, so a shard that routes is a shard that is up. Everything else
+ * goes to the worker that owns the player.
  *
  * A gate's message is a batch of envelopes (proto/envelope.h); its PONGs
- * and SYNC_REPLYs leave as one batch, and the rest is passed on as one message per worker
+ * leave as one batch, and the rest is passed on as one message per worker
  * that owns any of its players, so a busy gate costs the scene one
  * hand-off per batch, not one per envelope. */
 #include "scene.h"
@@ -38,7 +36,7 @@ struct scene_t {
     ts_decoder_t    *dec;
     int              signal_fd;
     zmq_msg_t        in;         /* the gate's batch being routed */
-    uint8_t         *answers;    /* TS_ENV_BATCH_MAX: the PONGs and SYNC_REPLYs for it */
+    uint8_t         *answers;    /* TS_ENV_BATCH_MAX: the PONGs for it */
     size_t           answers_len;
     ts_env_t       **passed;     /* per worker, SCENE_PASS_MAX envelopes for it */
     size_t          *npassed;
@@ -247,10 +245,6 @@ static bool route(scene_t *s, void *router)
             answer(s, router, id, (size_t) idn, &(ts_env_t) { .kind = TS_ENV_PONG, .seq = env.seq });
             continue;
         }
-        if (env.kind == TS_ENV_SYNC)
-            answer(s, router, id, (size_t) idn,
-                   &(ts_env_t) { .kind = TS_ENV_SYNC_REPLY, .conn = env.conn, .player_id = env.player_id,
-                                 .seq = env.seq, .t1 = env.t1, .t2 = env.t2 });
         int w = scene_worker_of(env.player_id, s->opt.workers);
         if (s->npassed[w] == SCENE_PASS_MAX)
             send_gathered(s, router, id, (size_t) idn);

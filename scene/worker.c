@@ -2,7 +2,7 @@
  *
  * A player who shows up is created at once and its stored row is asked of
  * the writer; SYNCs are taken meanwhile (they need no history, and the
- * router has answered them), while SYNC_ACKs wait (up to DEFER_MAX) until the row is in, so smoothing always
+ * gate has answered them), while SYNC_ACKs wait (up to DEFER_MAX) until the row is in, so smoothing always
  * continues from the stored values. Dirty rows leave for the writer, and
  * replies for the gates in batches (one per gate), each time the inbox runs
  * dry: under load in large batches, when idle at once. */
@@ -225,7 +225,7 @@ static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const
     case TS_ENV_CLOSE:
         on_close(st, e, gate, gate_len, env, ts_clock_real_us());
         break;
-    case TS_ENV_SYNC:   /* answered by the router already; the exchange starts here */
+    case TS_ENV_SYNC:   /* answered by the gate already; the exchange starts here */
         scene_player_on_sync(e->player, env->seq, now);
         break;
     case TS_ENV_SYNC_ACK:

@@ -97,8 +97,7 @@ Test(conn, corked_output_leaves_in_one_write, .init = setup, .fini = teardown)
 Test(conn, exchange_slots_give_the_monotonic_interval, .init = setup, .fini = teardown)
 {
     gate_conn_welcome(c, 7, 42);
-    int64_t now = ts_clock_mono_us();
-    cr_assert(gate_conn_sync_begin(c, 5, now + 1000000, false));
+    cr_assert(gate_conn_sync_begin(c, 5, false));
     cr_assert(gate_conn_sync_inflight(c, 5));
     cr_assert_eq(gate_conn_send_sync_reply(c, 5, 111, 222), 0);
     ts_msg_t r = read_msg();
@@ -108,20 +107,54 @@ Test(conn, exchange_slots_give_the_monotonic_interval, .init = setup, .fini = te
     cr_assert_geq(r.u.sync_reply.t3, ts_clock_real_us() - 1000000, "t3 is real time at the write");
     cr_assert_not(gate_conn_sync_inflight(c, 5), "answered");
     usleep(20000);
-    int64_t d = gate_conn_sync_ack(c, 5, ts_clock_mono_us(), false);
+    int64_t d = gate_conn_sync_ack(c, 5, ts_clock_mono_us(), false, 1);
     cr_assert_geq(d, 20000);
     cr_assert_lt(d, 200000);
-    cr_assert_eq(gate_conn_sync_ack(c, 5, ts_clock_mono_us(), false), -1, "one ACK per exchange");
-    cr_assert_eq(gate_conn_sync_ack(c, 6, ts_clock_mono_us(), false), -1, "unknown seq");
+    cr_assert_eq(gate_conn_sync_ack(c, 5, ts_clock_mono_us(), false, 1), -1, "one ACK per exchange");
+    cr_assert_eq(gate_conn_sync_ack(c, 6, ts_clock_mono_us(), false, 1), -1, "unknown seq");
     /* an ACK later than 5 s is no sample */
-    cr_assert(gate_conn_sync_begin(c, 8, now + 1000000, false));
+    cr_assert(gate_conn_sync_begin(c, 8, false));
     gate_conn_send_sync_reply(c, 8, 1, 2);
     read_msg();
-    cr_assert_eq(gate_conn_sync_ack(c, 8, ts_clock_mono_us() + GATE_EXCHANGE_US + 1, false), -1);
-    /* expiry frees only the deadline it was given */
-    cr_assert(gate_conn_sync_begin(c, 9, now + 7, false));
-    cr_assert_not(gate_conn_sync_expire(c, 9, now + 8));
-    cr_assert(gate_conn_sync_expire(c, 9, now + 7));
+    cr_assert_eq(gate_conn_sync_ack(c, 8, ts_clock_mono_us() + GATE_EXCHANGE_US + 1, false, 1), -1);
+    bool udp = true;
+    cr_assert_not(gate_conn_sync_result(c, 8, &udp), "no result is due for an ACK that was no sample");
+}
+
+Test(conn, an_acked_exchange_awaits_one_result_until_its_deadline, .init = setup, .fini = teardown)
+{
+    gate_conn_welcome(c, 7, 42);
+    bool udp = false;
+    int64_t base = ts_clock_mono_us() + 1000000;
+    for (uint64_t seq = 1; seq <= 3; seq++) {
+        cr_assert(gate_conn_sync_begin(c, seq, false));
+        gate_conn_send_sync_reply(c, seq, 1, 2);
+        read_msg();
+        cr_assert_geq(gate_conn_sync_ack(c, seq, ts_clock_mono_us(), seq == 2, base + (int64_t) seq), 0);
+    }
+    cr_assert(gate_conn_sync_result(c, 2, &udp));
+    cr_assert(udp, "the ACK came over UDP, so does its result");
+    cr_assert_not(gate_conn_sync_result(c, 2, &udp), "one result per ACK");
+    cr_assert_not(gate_conn_sync_result_expire(c, 1, base + 2, &udp), "only the deadline it was given");
+    cr_assert(gate_conn_sync_result_expire(c, 1, base + 1, &udp));
+    cr_assert_not(udp);
+    cr_assert_not(gate_conn_sync_result(c, 1, &udp), "expired: a late result is not sent");
+    cr_assert(gate_conn_sync_result(c, 3, &udp));
+    cr_assert_not(gate_conn_sync_result(c, 9, &udp), "never ACKed");
+}
+
+Test(conn, a_cancelled_sync_frees_its_slot, .init = setup, .fini = teardown)
+{
+    gate_conn_welcome(c, 7, 42);
+    for (uint64_t seq = 1; seq <= GATE_CONN_SLOTS; seq++)
+        cr_assert(gate_conn_sync_begin(c, seq, seq == 4));
+    cr_assert_not(gate_conn_sync_begin(c, 100, false), "every slot in flight");
+    bool udp = false;
+    cr_assert(gate_conn_sync_cancel(c, 4, &udp));
+    cr_assert(udp);
+    cr_assert_not(gate_conn_sync_inflight(c, 4));
+    cr_assert_not(gate_conn_sync_cancel(c, 4, &udp), "once");
+    cr_assert(gate_conn_sync_begin(c, 100, false), "its slot is free again");
 }
 
 Test(conn, the_bucket_allows_the_rate, .init = setup, .fini = teardown)

@@ -122,12 +122,30 @@ Test(e2e_gate, a_shard_down_then_back_is_unavailable_then_serves_again, .init = 
     kill(stack.scene[0], SIGKILL);
     waitpid(stack.scene[0], NULL, 0);
     stack.scene[0] = 0;
+    /* The gate learns of the death from ZeroMQ or a missed PONG, a moment
+     * later: a SYNC in that moment is answered by the gate (its reply holds
+     * only the gate's times), and its ACK, which the dead shard owes a
+     * result, gets UNAVAILABLE within a second; never a SYNC_RESULT. */
     int64_t t0 = e2e_mono_us();
     e2e_send(fd, "uui", (uint64_t) 16, ++seq, (int64_t) 1);
-    e2e_expect_error(fd, (int64_t) seq, 7);
+    msgpack_unpacked first;
+    msgpack_unpacked_init(&first);
+    cr_assert(e2e_recv(fd, &first, 2000));
+    int64_t type = e2e_int(&first, 0);
+    cr_assert(type == 17 || type == 32, "a SYNC_REPLY or an ERROR, not %lld", (long long) type);
+    if (type == 17)
+        e2e_send(fd, "uuii", (uint64_t) 18, seq, (int64_t) 2, (int64_t) 2);
+    else
+        cr_assert_eq(e2e_int(&first, 2), 7);
+    msgpack_unpacked_destroy(&first);
+    if (type == 17)
+        e2e_expect_error(fd, (int64_t) seq, 7);
     cr_assert_lt(e2e_mono_us() - t0, 1100000, "UNAVAILABLE within a second");
     e2e_sleep_us(1200000 - (e2e_mono_us() - t0));
     cr_assert_eq(e2e_http_get(stack.metrics_port[0], "/healthz", NULL), 503, "no shard: unhealthy");
+    /* once it knows, a SYNC is UNAVAILABLE at once */
+    e2e_send(fd, "uui", (uint64_t) 16, ++seq, (int64_t) 1);
+    e2e_expect_error(fd, (int64_t) seq, 7);
     e2e_start_scene(&stack, 0);
     /* service resumes by itself */
     bool back = false;
@@ -151,6 +169,37 @@ Test(e2e_gate, a_shard_down_then_back_is_unavailable_then_serves_again, .init = 
     for (int i = 0; i < 50 && health != 200; i++, usleep(20000))
         health = e2e_http_get(stack.metrics_port[0], "/healthz", NULL);
     cr_assert_eq(health, 200, "healthy again");
+    close(fd);
+}
+
+Test(e2e_gate, a_stalled_shard_owes_its_results_unavailable_and_late_ones_are_dropped, .init = start, .fini = stop,
+     .timeout = 60)
+{
+    uint64_t seq = 0;
+    int fd = e2e_login(stack.port[0], 6);
+    good_exchanges(fd, &seq, 2);
+    long long late = gate_metric("ticksync_gate_results_late_total");
+    /* stopped, not dead: its connection stays up and takes the envelopes,
+     * and the gate, which heard a PONG within 200 ms, still counts it up */
+    kill(stack.scene[0], SIGSTOP);
+    e2e_send(fd, "uui", (uint64_t) 16, ++seq, e2e_mono_us());
+    msgpack_unpacked m;
+    msgpack_unpacked_init(&m);
+    cr_assert(e2e_recv(fd, &m, 2000));
+    cr_assert_eq(e2e_int(&m, 0), 17, "the gate answers the SYNC");
+    msgpack_unpacked_destroy(&m);
+    int64_t t5 = e2e_mono_us();
+    e2e_send(fd, "uuii", (uint64_t) 18, seq, t5, t5);
+    e2e_expect_error(fd, (int64_t) seq, 7);
+    int64_t waited = e2e_mono_us() - t5;
+    cr_assert_geq(waited, 900000, "the result is awaited a second (%lld us)", (long long) waited);
+    kill(stack.scene[0], SIGCONT);
+    /* the shard now computes that result: it is counted, not sent */
+    long long now_late = late;
+    for (int i = 0; i < 100 && now_late == late; i++, usleep(20000))
+        now_late = gate_metric("ticksync_gate_results_late_total");
+    cr_assert_eq(now_late, late + 1);
+    cr_assert(good_exchanges(fd, &seq, 2) > 0, "and the next exchange is served");
     close(fd);
 }
 
