@@ -189,7 +189,17 @@ int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64
         slot->state = SLOT_REPLIED;
         slot->when = ts_clock_mono_us();
     }
-    return udp ? gate_conn_send_udp(self, &m) : send_encoded(self, &m);
+    if (udp)
+        return gate_conn_send_udp(self, &m);
+    /* t3 is the time of the write: corked or not, the reply (and whatever
+     * is queued before it) goes to the socket now */
+    bool corked = self->corked;
+    self->corked = false;
+    int rc = send_encoded(self, &m);
+    if (rc == 0 && gate_conn_has_output(self) && gate_conn_flush(self) < 0)
+        rc = -1;
+    self->corked = corked;
+    return rc;
 }
 
 void gate_conn_set_pending(gate_conn_t *self, bool pending) { self->pending = pending; }

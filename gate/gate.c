@@ -8,9 +8,10 @@
  * dropped.
  *
  * Envelopes for the scene shards are batched per turn of the loop (see
- * shards.h). A SYNC is answered here: its SYNC_REPLY is written once the
- * batch holding its envelope has been taken for the shard (every
- * GATE_ANSWER_AFTER SYNCs, and at the end of the turn).
+ * shards.h). A SYNC is answered here, as soon as it is read: its
+ * SYNC_REPLY holds only the gate's times. What a shard owes, the
+ * SYNC_RESULT for a forwarded SYNC_ACK, is awaited GATE_RESULT_US, then
+ * answered UNAVAILABLE.
  *
  * A connection that must close (PROTOCOL says so, or BYE) first gets its
  * last words, then its write side is shut and its input discarded until the
@@ -48,18 +49,9 @@
 #define GATE_MAX_BAD         8        /* BAD_MESSAGEs before closing */
 #define GATE_SHUTDOWN_US     2000000  /* drain time at shutdown */
 #define GATE_READ_BUDGET     2        /* reads per connection per turn (32 KiB) */
-#ifndef GATE_ANSWER_AFTER
-#define GATE_ANSWER_AFTER    8        /* SYNCs read before their batch leaves and they are answered */
-#endif
 
 /* epoll tags below any connection id (ids have a generation >= 1 on top). */
 enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_UDP = 3, TAG_SHARD = 16 };
-
-/* A SYNC whose SYNC_REPLY is written once its envelope has left. */
-typedef struct {
-    uint64_t conn, seq;
-    int64_t  t1, t2;
-} answer_t;
 
 /* A SYNC_ACK forwarded to its shard, whose SYNC_RESULT is due by deadline. */
 typedef struct {
@@ -87,8 +79,6 @@ struct gate_t {
     gate_shards_t   *shards;
     ts_decoder_t    *dec;             /* client messages are decoded into this */
     _Atomic int      shards_up;
-    answer_t        *answers;         /* this turn's SYNCs, answered after the flush */
-    size_t           nanswers, answers_size;
     awaited_t       *awaiting;        /* FIFO ring of SYNC_RESULTs due, deadlines ascending */
     size_t           aw_head, aw_len, aw_size;
     uint64_t        *held;            /* connections corked while the scene's replies are handed out */
@@ -212,7 +202,6 @@ void gate_destroy(gate_t **self_p)
         close(g->signal_fd);
     if (g->ep >= 0)
         close(g->ep);
-    free(g->answers);
     free(g->awaiting);
     free(g->held);
     free(g->closing);
@@ -420,20 +409,11 @@ static void on_unsent(void *arg, const ts_env_t *env)
         refuse(g, c, env->seq, TS_UNAVAILABLE, udp);
 }
 
-static bool answer_later(gate_t *g, const answer_t *a)
-{
-    answer_t *room = room_for_one(g->answers, g->nanswers, &g->answers_size, sizeof *room);
-    if (!room)
-        return false;
-    g->answers = room;
-    g->answers[g->nanswers++] = *a;
-    return true;
-}
-
-/* A SYNC is answered by the gate, once its envelope has left for the
- * player's shard (so a shard that cannot be reached means UNAVAILABLE, as
- * before): the SYNC_REPLY needs no player state, only t1 and t2 echoed,
- * and the scene starts the exchange from the envelope. */
+/* A SYNC is answered by the gate at once: the SYNC_REPLY needs no player
+ * state, only t1 and t2 echoed and t3. Its envelope goes to the player's
+ * shard with this turn's batch, and the shard starts the exchange from it.
+ * A shard known to be down (no PONG for 800 ms, or ZeroMQ has no live
+ * connection to it) means UNAVAILABLE. */
 static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, int64_t now, bool udp)
 {
     if (!gate_conn_sync_allowed(c, now)) {
@@ -442,7 +422,7 @@ static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, in
     }
     uint64_t player = gate_conn_player(c);
     int shard = gate_shards_route(g->shards, player);
-    if (!gate_shards_up(g->shards, shard, now)) {
+    if (!gate_shards_up(g->shards, shard, now) || !gate_shards_taking(g->shards, shard)) {
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
@@ -451,32 +431,20 @@ static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, in
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
-    answer_t a = { .conn = gate_conn_id(c), .seq = m->seq, .t1 = m->u.sync.t1, .t2 = t2 };
-    ts_env_t env = { .kind = TS_ENV_SYNC, .conn = a.conn, .player_id = player, .seq = a.seq, .t1 = a.t1, .t2 = t2 };
-    if (!answer_later(g, &a) || gate_shards_send(g->shards, shard, &env) < 0) {
+    ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
+                     .t1 = m->u.sync.t1, .t2 = t2 };
+    if (gate_shards_send(g->shards, shard, &env) < 0) {
         gate_conn_sync_cancel(c, m->seq, &udp);
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
+        return;
     }
-}
-
-/* The SYNC_REPLYs of this turn's SYNCs whose envelopes have left (those
- * that could not go were cancelled and answered UNAVAILABLE). */
-static void answer_syncs(gate_t *g)
-{
-    for (size_t i = 0; i < g->nanswers; i++) {
-        const answer_t *a = &g->answers[i];
-        gate_conn_t *c = gate_conntab_get(g->conns, a->conn);
-        if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || !gate_conn_sync_inflight(c, a->seq))
-            continue;
-        if (gate_conn_send_sync_reply(c, a->seq, a->t1, a->t2) < 0) {
-            ts_metric_add(g->m.stalled, 1);
-            drop(g, c);
-            continue;
-        }
-        ts_metric_add(g->m.out[TS_SYNC_REPLY], 1);
-        ts_metric_observe(g->m.inside, (double) (ts_clock_real_us() - a->t2) / 1e6);
+    if (gate_conn_send_sync_reply(c, m->seq, m->u.sync.t1, t2) < 0) {
+        ts_metric_add(g->m.stalled, 1);
+        drop(g, c);
+        return;
     }
-    g->nanswers = 0;
+    ts_metric_add(g->m.out[TS_SYNC_REPLY], 1);
+    ts_metric_observe(g->m.inside, (double) (ts_clock_real_us() - t2) / 1e6);
 }
 
 static bool await_result(gate_t *g, uint64_t conn, uint64_t seq, int64_t deadline)
@@ -840,13 +808,8 @@ int gate_run(gate_t *g)
         int64_t now = ts_clock_mono_us();
         int timeout = g->nready || gate_shards_pending(g->shards) ? 0 : g->next_tick > now ? (int) ((g->next_tick - now + 999) / 1000) : 0;
         int n = epoll_wait(g->ep, events, 256, timeout);
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n; i++)
             on_event(g, &events[i]);
-            if (g->nanswers >= GATE_ANSWER_AFTER) {   /* the first SYNCs of a busy turn need not wait for its end */
-                gate_shards_flush(g->shards);
-                answer_syncs(g);
-            }
-        }
         serve_ready(g);
         now = ts_clock_mono_us();
         if (now >= g->next_tick)
@@ -854,7 +817,6 @@ int gate_run(gate_t *g)
         /* this turn's envelopes leave in one batch per shard, before the
          * replies are read: a send may take the ZMQ_FD's readiness */
         gate_shards_flush(g->shards);
-        answer_syncs(g);
         drain_shards(g, now);   /* what this queues leaves next turn, at once */
         if (g->stopping) {
             if (!stop_by)

@@ -19,6 +19,7 @@ typedef struct {
     int64_t   next_ping;
     uint64_t  nonce;
     bool      was_up;
+    int       taking;      /* ZeroMQ's POLLOUT as last asked: 1, 0, or -1 to ask again */
     uint8_t  *batch;       /* TS_ENV_BATCH_MAX: envelopes waiting for flush */
     size_t    batch_len;
     zmq_msg_t in;          /* the batch being read, from in_off on */
@@ -65,8 +66,11 @@ static int open_shard(shard_t *s, const char *endpoint, zcert_t *gate, zcert_t *
     zsock_set_rcvhwm(s->sock, SHARD_HWM);
     zsock_set_reconnect_ivl(s->sock, 100);
     zsock_set_reconnect_ivl_max(s->sock, 1000);
-    zsock_set_heartbeat_ivl(s->sock, 250);
-    zsock_set_heartbeat_timeout(s->sock, 1000);
+    /* PING/PONG says up or down (GATE_SHARD_DEAD_US); the ZMTP heartbeat
+     * only recycles a connection that has gone silent, and is slower, so a
+     * shard that stalls a moment keeps its connection and what is queued */
+    zsock_set_heartbeat_ivl(s->sock, 500);
+    zsock_set_heartbeat_timeout(s->sock, 2000);
     if (scene) {
         zcert_apply(gate, s->sock);
         zsock_set_curve_serverkey(s->sock, zcert_public_txt(scene));
@@ -78,6 +82,7 @@ static int open_shard(shard_t *s, const char *endpoint, zcert_t *gate, zcert_t *
     s->handle = zsock_resolve(s->sock);
     s->last_pong = now_us;   /* a shard is given the benefit of the doubt at start */
     s->was_up = true;
+    s->taking = -1;
     return 0;
 }
 
@@ -189,6 +194,17 @@ bool gate_shards_up(const gate_shards_t *self, int i, int64_t now_us)
     return now_us - self->shards[i].last_pong <= GATE_SHARD_DEAD_US;
 }
 
+bool gate_shards_taking(gate_shards_t *self, int i)
+{
+    shard_t *s = &self->shards[i];
+    if (s->taking < 0) {
+        int events = 0;
+        size_t len = sizeof events;
+        s->taking = zmq_getsockopt(s->handle, ZMQ_EVENTS, &events, &len) == 0 && (events & ZMQ_POLLOUT);
+    }
+    return s->taking == 1;
+}
+
 int gate_shards_up_count(const gate_shards_t *self, int64_t now_us)
 {
     int n = 0;
@@ -208,6 +224,7 @@ void gate_shards_on_unsent(gate_shards_t *self, gate_shards_unsent_fn *fn, void 
 static size_t flush_one(gate_shards_t *self, shard_t *s)
 {
     size_t len = s->batch_len;
+    s->taking = -1;
     if (len == 0)
         return 0;
     s->batch_len = 0;

@@ -44,6 +44,11 @@ int gate_shards_route(const gate_shards_t *self, uint64_t player_id);
 /* ZMQ_FD of shard i, to poll for readability in the gate's epoll. */
 int gate_shards_fd(const gate_shards_t *self, int i);
 bool gate_shards_up(const gate_shards_t *self, int i, int64_t now_us);
+/* Whether shard i would take a batch now: ZeroMQ has a live connection to
+ * it (ZMQ_IMMEDIATE) with room in its queue. Asked of ZeroMQ once between
+ * flushes, so a busy turn pays for it once; it can take the ZMQ_FD's
+ * readiness, as a send can, so read replies after it. */
+bool gate_shards_taking(gate_shards_t *self, int i);
 int gate_shards_up_count(const gate_shards_t *self, int64_t now_us);
 
 /* Called for each envelope of a batch that a shard did not take; it may

@@ -125,8 +125,8 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     zsock_set_sndhwm(s->router, SCENE_HWM);
     zsock_set_rcvhwm(s->router, SCENE_HWM);
     zsock_set_linger(s->router, 500);
-    zsock_set_heartbeat_ivl(s->router, 250);
-    zsock_set_heartbeat_timeout(s->router, 1000);
+    zsock_set_heartbeat_ivl(s->router, 500);   /* as the gate's: see gate/shards.c */
+    zsock_set_heartbeat_timeout(s->router, 2000);
     if (opt->curve_cert && curve_serve(s, err) < 0) {
         scene_destroy(&s);
         return NULL;

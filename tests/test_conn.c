@@ -94,6 +94,24 @@ Test(conn, corked_output_leaves_in_one_write, .init = setup, .fini = teardown)
     cr_assert_eq(read_msg().seq, 3);
 }
 
+Test(conn, a_sync_reply_is_written_at_once_even_while_corked, .init = setup, .fini = teardown)
+{
+    gate_conn_welcome(c, 7, 42);
+    gate_conn_cork(c);
+    ts_msg_t e;
+    ts_msg_error(&e, 3, TS_RATE_LIMITED, NULL);
+    gate_conn_send(c, &e);
+    cr_assert(gate_conn_sync_begin(c, 4, false));
+    cr_assert_eq(gate_conn_send_sync_reply(c, 4, 1, 2), 0);
+    cr_assert_not(gate_conn_has_output(c), "t3 is the write's time: nothing waits for the uncork");
+    cr_assert_eq(read_msg().type, TS_ERROR, "in order");
+    cr_assert_eq(read_msg().type, TS_SYNC_REPLY);
+    cr_assert(gate_conn_corked(c), "still corked for the rest of the read");
+    gate_conn_send(c, &e);
+    uint8_t buf[256];
+    cr_assert_eq(read(peer, buf, sizeof buf), -1, "what follows waits for the uncork");
+}
+
 Test(conn, exchange_slots_give_the_monotonic_interval, .init = setup, .fini = teardown)
 {
     gate_conn_welcome(c, 7, 42);
