@@ -7,7 +7,11 @@
  *       once, SYNC_RESULT), and the summary gives exchanges per second and
  *       the percentiles of t3 - t2 read off every SYNC_REPLY.
  *   --rate R      paces SYNCs to R per second in all (window 1), for the
- *                 time-inside-the-server percentiles at a given load.
+ *                 time-inside-the-server percentiles at a given load. They
+ *                 arrive as a Poisson process (exponential gaps, a fixed
+ *                 seed), as SYNCs from many independent clients do, each
+ *                 sent when due to the microsecond (epoll_pwait2, 1 µs
+ *                 timer slack) on a connection with no exchange in flight.
  *   --echo        the same SYNC frames against bench/echo: frames back per second.
  *   --hold-s S    log in, one exchange each, then hold every connection S
  *                 seconds (the concurrency benchmark reads RSS meanwhile).
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,6 +38,7 @@
 #include "config.h"
 #include "frame.h"
 #include "msg.h"
+#include "prng.h"
 
 static const ts_setting_t settings[] = {
     { "target", TS_SET_STR, "127.0.0.1:7700", "gate (or echo) address, HOST:PORT", 0, 0 },
@@ -67,6 +73,8 @@ typedef struct {
     uint64_t *inside;          /* t3 - t2 histogram, 1 µs buckets up to 100 ms */
     int      *idle;            /* paced mode: connections ready for a SYNC */
     int       nidle;
+    double    rate, next_due;  /* paced mode: SYNCs per µs, and when the next is due (monotonic µs) */
+    uint64_t  rng;
 } lg_t;
 
 #define INSIDE_MAX 100000
@@ -149,6 +157,19 @@ static void on_frame(lg_t *g, int i, const uint8_t *body, size_t len)
             g->idle[g->nidle++] = i;
         else
             send_sync(g, c);
+    }
+}
+
+/* Paced mode: the SYNCs due by now, each on an idle connection (one due
+ * while none is idle goes when one is), the next due after an exponential
+ * gap. */
+static void release_due(lg_t *g, int64_t now)
+{
+    while (g->next_due <= (double) now && g->nidle > 0) {
+        conn_t *c = &g->c[g->idle[--g->nidle]];
+        send_sync(g, c);
+        flush_out(c);
+        g->next_due += -log(1.0 - ts_prng_uniform(&g->rng)) / g->rate;
     }
 }
 
@@ -264,7 +285,9 @@ int main(int argc, char **argv)
         return 1;
     int64_t start = ts_clock_mono_us(), warm = start + (stop_after ? 0 : ts_config_int(cfg, "warmup-s") * 1000000);
     int64_t end = warm + (hold > 0 ? hold : ts_config_int(cfg, "duration-s")) * 1000000, measured_from = 0;
-    double released = 0;
+    g.rate = (double) rate / 1e6;
+    g.rng = 0x7469636b73796e63ULL;
+    prctl(PR_SET_TIMERSLACK, 1000UL);   /* wake when a SYNC is due, not up to 50 µs later */
     struct epoll_event evs[512];
     for (int64_t now = start; now < end || stop_after; now = ts_clock_mono_us()) {
         if (stop_after && (g.echo ? g.frames : g.exchanges) >= stop_after)
@@ -273,14 +296,11 @@ int main(int argc, char **argv)
             g.measuring = true;
             measured_from = now;
         }
-        if (rate > 0 && g.measuring) {   /* paced: release SYNCs to idle connections */
-            double due = (double) (now - measured_from) * (double) rate / 1e6;
-            while (released < due && g.nidle > 0) {
-                conn_t *c = &g.c[g.idle[--g.nidle]];
-                send_sync(&g, c);
-                flush_out(c);
-                released++;
-            }
+        bool paced = rate > 0 && g.measuring;
+        if (paced) {
+            if (g.next_due == 0)
+                g.next_due = (double) now;
+            release_due(&g, now);
         } else if (hold > 0) {   /* one exchange each, then quiet */
             while (g.nidle > 0) {
                 conn_t *c = &g.c[g.idle[--g.nidle]];
@@ -291,9 +311,16 @@ int main(int argc, char **argv)
                 }
             }
         }
-        int n = epoll_wait(g.ep, evs, 512, rate > 0 ? 1 : 50);
-        for (int i = 0; i < n; i++)
+        int64_t wait_us = rate > 0 ? 1000 : 50000;
+        if (paced && g.nidle > 0)
+            wait_us = g.next_due <= (double) now ? 0 : (int64_t) (g.next_due - (double) now);
+        struct timespec wait = { .tv_sec = wait_us / 1000000, .tv_nsec = (wait_us % 1000000) * 1000 };
+        int n = epoll_pwait2(g.ep, evs, 512, &wait, NULL);
+        for (int i = 0; i < n; i++) {
             on_readable(&g, (int) evs[i].data.u32);
+            if (paced)
+                release_due(&g, ts_clock_mono_us());   /* between replies too, not in a clump after them */
+        }
     }
     double secs = (double) (ts_clock_mono_us() - measured_from) / 1e6;
     int welcomed = 0;
