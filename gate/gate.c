@@ -182,6 +182,7 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     for (int i = 0; i < gate_shards_count(g->shards); i++)
         epoll_add(g->ep, gate_shards_fd(g->shards, i), EPOLLIN, TAG_SHARD + (uint64_t) i);
     gate_shards_on_unsent(g->shards, on_unsent, g);
+    gate_shards_set_linger(g->shards, opt->batch_us);
     atomic_store(&g->shards_up, gate_shards_count(g->shards));
     return g;
 }
@@ -805,18 +806,21 @@ int gate_run(gate_t *g)
     int64_t stop_by = 0;
     struct epoll_event events[256];
     for (;;) {
-        int64_t now = ts_clock_mono_us();
-        int timeout = g->nready || gate_shards_pending(g->shards) ? 0 : g->next_tick > now ? (int) ((g->next_tick - now + 999) / 1000) : 0;
-        int n = epoll_wait(g->ep, events, 256, timeout);
+        int64_t now = ts_clock_mono_us(), wake = g->next_tick, due = gate_shards_due(g->shards);
+        if (due < wake)
+            wake = due;
+        int64_t wait_us = g->nready || wake <= now ? 0 : wake - now;
+        struct timespec wait = { .tv_sec = wait_us / 1000000, .tv_nsec = (wait_us % 1000000) * 1000 };
+        int n = epoll_pwait2(g->ep, events, 256, &wait, NULL);
         for (int i = 0; i < n; i++)
             on_event(g, &events[i]);
         serve_ready(g);
         now = ts_clock_mono_us();
         if (now >= g->next_tick)
             tick(g, now);
-        /* this turn's envelopes leave in one batch per shard, before the
+        /* the batches that have waited long enough leave, before the
          * replies are read: a send may take the ZMQ_FD's readiness */
-        gate_shards_flush(g->shards);
+        gate_shards_flush(g->shards, now);
         drain_shards(g, now);   /* what this queues leaves next turn, at once */
         if (g->stopping) {
             if (!stop_by)
@@ -826,7 +830,7 @@ int gate_run(gate_t *g)
         }
     }
     expire_closing(g, 0, true);
-    gate_shards_flush(g->shards);   /* the CLOSEs */
+    gate_shards_flush(g->shards, INT64_MAX);   /* the CLOSEs */
     ts_log(g->log, TS_LOG_INFO, "stop", NULL);
     return 0;
 }

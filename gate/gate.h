@@ -22,6 +22,7 @@ typedef struct {
     double                  sync_rate;         /* SYNC per second per connection */
     uint64_t                sync_interval_ms;  /* advertised in WELCOME */
     size_t                  out_cap;           /* bytes queued per connection */
+    int64_t                 batch_us;          /* how long envelopes for a shard may wait for company */
     bool                    udp;               /* also serve UDP on the listen port */
 } gate_options_t;
 

@@ -23,6 +23,7 @@ static const ts_setting_t settings[] = {
     { "udp", TS_SET_BOOL, "true", "also take SYNC and SYNC_ACK over UDP on the listen port (--udp=false: off)", 0, 0 },
     { "curve-scene-cert", TS_SET_STR, NULL, "the scenes' CurveZMQ public certificates, one for all or one per shard, comma-separated (none: no encryption)", 0, 0 },
     { "curve-cert", TS_SET_STR, NULL, "this gate's CurveZMQ secret certificate (none: a fresh key pair at each start)", 0, 0 },
+    { "batch-us", TS_SET_INT, "500", "microseconds envelopes for a shard may wait to share one ZeroMQ message (0: one per loop turn)", 0, 100000 },
     { "out-cap", TS_SET_INT, "65536", "bytes queued for a client that does not read before it is dropped", 1024, 1 << 26 },
 };
 
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
         .sync_rate = (double) ts_config_int(cfg, "sync-rate"),
         .sync_interval_ms = (uint64_t) ts_config_int(cfg, "sync-interval-ms"),
         .out_cap = (size_t) ts_config_int(cfg, "out-cap"),
+        .batch_us = ts_config_int(cfg, "batch-us"),
         .udp = ts_config_bool(cfg, "udp"),
         .curve_scene_certs = ts_config_str(cfg, "curve-scene-cert"),
         .curve_cert = ts_config_str(cfg, "curve-cert"),

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "shard.h"
 
 #define SHARD_HWM 10000   /* batches queued each way before sends are refused */
@@ -22,6 +23,7 @@ typedef struct {
     int       taking;      /* ZeroMQ's POLLOUT as last asked: 1, 0, or -1 to ask again */
     uint8_t  *batch;       /* TS_ENV_BATCH_MAX: envelopes waiting for flush */
     size_t    batch_len;
+    int64_t   batch_due;   /* monotonic: when the batch must leave */
     zmq_msg_t in;          /* the batch being read, from in_off on */
     size_t    in_off;
     bool      in_open;
@@ -34,6 +36,7 @@ struct gate_shards_t {
     ts_decoder_t *dec;   /* replies are decoded into this, one after another */
     gate_shards_unsent_fn *unsent;
     void     *unsent_arg;
+    int64_t   linger_us;
 };
 
 /* zcert_load, with the answer checked: a secret certificate must hold a
@@ -244,29 +247,39 @@ static size_t flush_one(gate_shards_t *self, shard_t *s)
     return lost;
 }
 
+void gate_shards_set_linger(gate_shards_t *self, int64_t linger_us) { self->linger_us = linger_us; }
+
 int gate_shards_send(gate_shards_t *self, int i, const ts_env_t *env)
 {
     shard_t *s = &self->shards[i];
-    if (ts_env_append(s->batch, TS_ENV_BATCH_MAX, &s->batch_len, env))
-        return 0;
-    flush_one(self, s);
-    return ts_env_append(s->batch, TS_ENV_BATCH_MAX, &s->batch_len, env) ? 0 : -1;
+    size_t was = s->batch_len;
+    if (!ts_env_append(s->batch, TS_ENV_BATCH_MAX, &s->batch_len, env)) {
+        flush_one(self, s);
+        was = 0;
+        if (!ts_env_append(s->batch, TS_ENV_BATCH_MAX, &s->batch_len, env))
+            return -1;
+    }
+    if (was == 0)
+        s->batch_due = self->linger_us ? ts_clock_mono_us() + self->linger_us : 0;
+    return 0;
 }
 
-size_t gate_shards_flush(gate_shards_t *self)
+size_t gate_shards_flush(gate_shards_t *self, int64_t now_us)
 {
     size_t lost = 0;
     for (int i = 0; i < self->count; i++)
-        lost += flush_one(self, &self->shards[i]);
+        if (self->shards[i].batch_due <= now_us)
+            lost += flush_one(self, &self->shards[i]);
     return lost;
 }
 
-bool gate_shards_pending(const gate_shards_t *self)
+int64_t gate_shards_due(const gate_shards_t *self)
 {
+    int64_t due = INT64_MAX;
     for (int i = 0; i < self->count; i++)
-        if (self->shards[i].batch_len)
-            return true;
-    return false;
+        if (self->shards[i].batch_len && self->shards[i].batch_due < due)
+            due = self->shards[i].batch_due;
+    return due;
 }
 
 /* Opens the next message from s: false when none waits. A message of more

@@ -4,10 +4,12 @@
  * A shard is up while it has answered a PING within GATE_SHARD_DEAD_US.
  *
  * Envelopes travel in batches (proto/envelope.h): send appends to the
- * shard's batch, and flush sends every shard's batch as one ZeroMQ message,
- * once per turn of the gate's loop (and whenever a batch fills), so a busy
- * gate pays ZeroMQ's cost and the scene's wake-ups per batch, not per
- * message, and an idle one adds no wait. Sends never block: with
+ * shard's batch, and flush sends each batch that has lingered long enough
+ * (set_linger: how long after its first envelope; 0, at the next flush) as
+ * one ZeroMQ message, and a batch that fills leaves at once. So the gate
+ * pays ZeroMQ's cost and the scene's wake-ups per batch, not per message,
+ * even when messages come one by one; nothing the client waits on for its
+ * time is in a batch (the gate answers SYNC itself). Sends never block: with
  * ZMQ_IMMEDIATE a shard with no live connection refuses at once, and flush
  * hands back each envelope of a batch that could not go, which the gate
  * answers with UNAVAILABLE. */
@@ -57,14 +59,17 @@ typedef void (gate_shards_unsent_fn)(void *arg, const ts_env_t *env);
 /* Who hears of unsent envelopes (by default nobody: they are dropped). */
 void gate_shards_on_unsent(gate_shards_t *self, gate_shards_unsent_fn *fn, void *arg);
 
+/* How long a batch may wait for more envelopes, in µs (default 0). */
+void gate_shards_set_linger(gate_shards_t *self, int64_t linger_us);
 /* Appends env to shard i's batch, sending the batch first when full.
  * Returns 0, or -1 when env cannot be encoded. */
 int gate_shards_send(gate_shards_t *self, int i, const ts_env_t *env);
-/* Sends every shard's pending batch. Returns how many envelopes could not
- * be sent (each was handed to the unsent callback). */
-size_t gate_shards_flush(gate_shards_t *self);
-/* True when some shard has a batch waiting for flush. */
-bool gate_shards_pending(const gate_shards_t *self);
+/* Sends every batch due by now_us (INT64_MAX: every batch). Returns how
+ * many envelopes could not be sent (each was handed to the unsent
+ * callback). */
+size_t gate_shards_flush(gate_shards_t *self, int64_t now_us);
+/* When the earliest waiting batch is due (monotonic µs), INT64_MAX: none. */
+int64_t gate_shards_due(const gate_shards_t *self);
 /* The next envelope from shard i: 1 with *env filled, 0 when nothing is
  * waiting, -1 for bytes that are not an envelope (the rest of their
  * message is dropped). PONGs are consumed here. */

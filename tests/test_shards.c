@@ -85,7 +85,7 @@ Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = tea
     bool up = false;
     for (int i = 0; i < 40 && !up; i++) {
         gate_shards_tick(s, ts_clock_mono_us());
-        gate_shards_flush(s);
+        gate_shards_flush(s, INT64_MAX);
         serve(50, &seen);
         while (gate_shards_recv(s, 0, &env, ts_clock_mono_us()) != 0)
             ;
@@ -96,9 +96,9 @@ Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = tea
 
     ts_env_t sync = { .kind = TS_ENV_SYNC, .conn = 7, .player_id = 42, .seq = 3, .t1 = 11, .t2 = 22 };
     cr_assert_eq(gate_shards_send(s, 0, &sync), 0);
-    cr_assert(gate_shards_pending(s));
-    cr_assert_eq(gate_shards_flush(s), 0);
-    cr_assert_not(gate_shards_pending(s));
+    cr_assert_lt(gate_shards_due(s), INT64_MAX, "a batch waits");
+    cr_assert_eq(gate_shards_flush(s, INT64_MAX), 0);
+    cr_assert_eq(gate_shards_due(s), INT64_MAX);
     cr_assert(serve(200, &seen), "the envelope reaches the scene");
     cr_assert_eq(seen.kind, TS_ENV_SYNC);
     cr_assert_eq(seen.player_id, 42);
@@ -116,6 +116,28 @@ static void count_unsent(void *arg, const ts_env_t *env)
     seqs[seqs[0]++ + 1] = env->seq;
 }
 
+Test(shards, a_batch_lingers_for_company_until_it_is_due)
+{
+    char err[256];
+    gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1", NULL, NULL, ts_clock_mono_us(), err);
+    cr_assert_not_null(s, "%s", err);
+    uint64_t seqs[8] = { 0 };
+    gate_shards_on_unsent(s, count_unsent, seqs);
+    gate_shards_set_linger(s, 500);
+    int64_t before = ts_clock_mono_us();
+    gate_shards_send(s, 0, &(ts_env_t) { .kind = TS_ENV_PING, .seq = 1 });
+    int64_t due = gate_shards_due(s);
+    cr_assert_geq(due, before + 500, "due 500 us after its first envelope");
+    cr_assert_leq(due, ts_clock_mono_us() + 500);
+    gate_shards_send(s, 0, &(ts_env_t) { .kind = TS_ENV_PING, .seq = 2 });
+    cr_assert_eq(gate_shards_due(s), due, "company does not push it back");
+    cr_assert_eq(gate_shards_flush(s, due - 1), 0);
+    cr_assert_eq(seqs[0], 0, "not yet: nothing tried");
+    cr_assert_eq(gate_shards_flush(s, due), 2, "due: it goes (and is refused, nothing listens)");
+    cr_assert_eq(gate_shards_due(s), INT64_MAX);
+    gate_shards_destroy(&s);
+}
+
 Test(shards, a_batch_no_shard_takes_is_handed_back_envelope_by_envelope)
 {
     char err[256];
@@ -125,11 +147,11 @@ Test(shards, a_batch_no_shard_takes_is_handed_back_envelope_by_envelope)
     gate_shards_on_unsent(s, count_unsent, seqs);
     for (uint64_t q = 1; q <= 3; q++)
         cr_assert_eq(gate_shards_send(s, 0, &(ts_env_t) { .kind = TS_ENV_SYNC, .conn = 1, .player_id = 9, .seq = q }), 0);
-    cr_assert_eq(gate_shards_flush(s), 3, "nothing listens there: with ZMQ_IMMEDIATE the batch is refused");
+    cr_assert_eq(gate_shards_flush(s, INT64_MAX), 3, "nothing listens there: with ZMQ_IMMEDIATE the batch is refused");
     cr_assert_eq(seqs[0], 3);
     cr_assert_eq(seqs[1], 1);
     cr_assert_eq(seqs[3], 3);
-    cr_assert_not(gate_shards_pending(s));
+    cr_assert_eq(gate_shards_due(s), INT64_MAX);
     gate_shards_destroy(&s);
 }
 
@@ -142,7 +164,7 @@ Test(shards, a_batch_from_the_scene_is_read_envelope_by_envelope, .init = setup,
     gate_shards_send(s, 0, &ping);   /* so the scene learns the gate's identity */
     zmsg_t *m = NULL;
     for (int i = 0; i < 100 && !m; i++) {
-        gate_shards_flush(s);
+        gate_shards_flush(s, INT64_MAX);
         zsock_set_rcvtimeo(scene, 20);
         m = zmsg_recv(scene);
         if (!m)
