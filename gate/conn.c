@@ -20,7 +20,7 @@ typedef enum { SLOT_FREE, SLOT_INFLIGHT, SLOT_REPLIED, SLOT_ACKED } slot_state_t
 
 typedef struct {
     uint64_t     seq;
-    int64_t      when;    /* REPLIED: monotonic t3; ACKED: the result's deadline */
+    int64_t      when;    /* REPLIED: monotonic t3 (0 until written); ACKED: the result's deadline */
     slot_state_t state;
     bool         udp;     /* INFLIGHT, REPLIED: the SYNC came over UDP, so does its reply; ACKED: the ACK did */
 } slot_t;
@@ -38,6 +38,9 @@ struct gate_conn_t {
     int64_t           close_at;
     bool              shut;
     bool              corked;      /* queue everything; flush at uncork */
+    size_t            unstamped[GATE_CONN_SLOTS];   /* corked SYNC_REPLYs: where each ends in out */
+    int               unstamped_slot[GATE_CONN_SLOTS];
+    int               nunstamped;
     bool              pending;     /* on the gate's ready list: input left unread */
     slot_t            slots[GATE_CONN_SLOTS];
     int               udp_fd;      /* the gate's UDP socket (borrowed), -1: UDP off */
@@ -114,6 +117,8 @@ static int queue(gate_conn_t *self, const uint8_t *bytes, size_t len)
     if (self->out_len + len > self->out_size) {
         if (self->out_off > 0)
             memmove(self->out, self->out + self->out_off, self->out_len - self->out_off);
+        for (int i = 0; i < self->nunstamped; i++)
+            self->unstamped[i] -= self->out_off;
         self->out_len -= self->out_off;
         self->out_off = 0;
         if (self->out_len + len > self->out_size) {
@@ -177,29 +182,48 @@ static slot_t *find_slot(gate_conn_t *self, uint64_t seq, slot_state_t state)
     return NULL;
 }
 
+/* The corked SYNC_REPLYs get their t3, real time for the client and
+ * monotonic for their slots, immediately before the write that carries
+ * them: one clock read for all of them, as one write carries them all. */
+static void stamp_replies(gate_conn_t *self)
+{
+    if (self->nunstamped == 0)
+        return;
+    int64_t real = ts_clock_real_us(), mono = ts_clock_mono_us();
+    for (int i = 0; i < self->nunstamped; i++) {
+        ts_msg_set_t3(self->out + self->unstamped[i], real);
+        slot_t *s = &self->slots[self->unstamped_slot[i]];
+        if (s->state == SLOT_REPLIED && s->when == 0)
+            s->when = mono;
+    }
+    self->nunstamped = 0;
+}
+
 int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64_t t2)
 {
     ts_msg_t m = { .type = TS_SYNC_REPLY, .seq = seq };
     m.u.sync_reply.t1 = t1;
     m.u.sync_reply.t2 = t2;
     slot_t *slot = find_slot(self, seq, SLOT_INFLIGHT);
+    if (slot && self->corked && !slot->udp && self->nunstamped < GATE_CONN_SLOTS) {
+        /* stamped by the write that carries it (stamp_replies) */
+        slot->state = SLOT_REPLIED;
+        slot->when = 0;
+        if (send_encoded(self, &m) < 0)
+            return -1;
+        if (!gate_conn_has_output(self))
+            return 0;   /* an early flush took it, and stamped it */
+        self->unstamped[self->nunstamped] = self->out_len;
+        self->unstamped_slot[self->nunstamped++] = (int) (slot - self->slots);
+        return 0;
+    }
     bool udp = slot && slot->udp;
     m.u.sync_reply.t3 = ts_clock_real_us();
     if (slot) {
         slot->state = SLOT_REPLIED;
         slot->when = ts_clock_mono_us();
     }
-    if (udp)
-        return gate_conn_send_udp(self, &m);
-    /* t3 is the time of the write: corked or not, the reply (and whatever
-     * is queued before it) goes to the socket now */
-    bool corked = self->corked;
-    self->corked = false;
-    int rc = send_encoded(self, &m);
-    if (rc == 0 && gate_conn_has_output(self) && gate_conn_flush(self) < 0)
-        rc = -1;
-    self->corked = corked;
-    return rc;
+    return udp ? gate_conn_send_udp(self, &m) : send_encoded(self, &m);
 }
 
 void gate_conn_set_pending(gate_conn_t *self, bool pending) { self->pending = pending; }
@@ -220,6 +244,7 @@ int gate_conn_uncork(gate_conn_t *self)
 
 int gate_conn_flush(gate_conn_t *self)
 {
+    stamp_replies(self);
     while (self->out_off < self->out_len) {
         ssize_t n = send(self->fd, self->out + self->out_off, self->out_len - self->out_off,
                          MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -262,7 +287,8 @@ bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp)
     slot_t *free_slot = NULL;
     for (int i = 0; i < GATE_CONN_SLOTS; i++) {
         slot_t *s = &self->slots[i];
-        if (s->state == SLOT_REPLIED && (s->seq == seq || now - s->when > GATE_EXCHANGE_US))
+        bool stamped = s->when != 0;  /* a corked reply is not yet written */
+        if (s->state == SLOT_REPLIED && stamped && (s->seq == seq || now - s->when > GATE_EXCHANGE_US))
             s->state = SLOT_FREE;     /* a reused seq starts over; old ones are lost */
         if (s->state == SLOT_ACKED && now - s->when > GATE_EXCHANGE_US)
             s->state = SLOT_FREE;     /* a result deadline nobody watched */
@@ -274,7 +300,7 @@ bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp)
     if (!free_slot) {                 /* evict the oldest replied exchange */
         for (int i = 0; i < GATE_CONN_SLOTS; i++) {
             slot_t *s = &self->slots[i];
-            if (s->state == SLOT_REPLIED && (!free_slot || s->when < free_slot->when))
+            if (s->state == SLOT_REPLIED && s->when != 0 && (!free_slot || s->when < free_slot->when))
                 free_slot = s;
         }
     }

@@ -50,8 +50,9 @@ int gate_conn_feed(gate_conn_t *self, const uint8_t *data, size_t len, size_t *c
  * the caller then drops the connection. */
 int gate_conn_send(gate_conn_t *self, const ts_msg_t *msg);
 /* SYNC_REPLY with t3 read from the real-time clock immediately before the
- * write, which happens now even while corked (with what was queued before
- * it); the monotonic t3 is kept in seq's exchange slot. */
+ * write that carries it: now, or while corked, at the write that uncork (or
+ * an early flush) makes, which stamps all the replies it carries with one
+ * reading. The monotonic t3 is kept in seq's exchange slot the same way. */
 int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64_t t2);
 /* Whether the connection has input left unread after its share of a turn
  * (it waits on the gate's ready list, once). */

@@ -229,7 +229,7 @@ size_t ts_msg_encode(const ts_msg_t *m, uint8_t *buf, size_t cap)
     case TS_SYNC_REPLY:
         msgpack_pack_int64(&pk, m->u.sync_reply.t1);
         msgpack_pack_int64(&pk, m->u.sync_reply.t2);
-        msgpack_pack_int64(&pk, m->u.sync_reply.t3);
+        msgpack_pack_fix_int64(&pk, m->u.sync_reply.t3);   /* last, fixed width: see ts_msg_set_t3 */
         break;
     case TS_SYNC_ACK: {
         const ts_sync_ack_t *a = &m->u.sync_ack;
@@ -294,4 +294,11 @@ const char *ts_msg_type_name(uint64_t type)
     case TS_BYE:         return "BYE";
     default:             return "UNKNOWN";
     }
+}
+
+void ts_msg_set_t3(uint8_t *end, int64_t t3)
+{
+    uint64_t v = (uint64_t) t3;
+    for (int i = 1; i <= 8; i++, v >>= 8)
+        end[-i] = (uint8_t) v;
 }

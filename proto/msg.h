@@ -108,6 +108,11 @@ ts_error_t ts_msg_decode_with(ts_decoder_t *dec, const uint8_t *buf, size_t len,
  * does not fit. A text longer than TS_TEXT_MAX-1 is truncated. */
 size_t ts_msg_encode(const ts_msg_t *msg, uint8_t *buf, size_t cap);
 
+/* An encoded SYNC_REPLY ends with t3 as a fixed-width int64 (0xd3 and 8
+ * bytes big-endian), so a sender can stamp it at the last moment: this
+ * writes t3 into the 8 bytes before end, the end of the encoded reply. */
+void ts_msg_set_t3(uint8_t *end, int64_t t3);
+
 /* Shorthands that fill a ts_msg_t. */
 void ts_msg_error(ts_msg_t *msg, uint64_t seq, ts_error_t code, const char *text);
 void ts_msg_bye(ts_msg_t *msg, uint64_t seq, const char *reason);

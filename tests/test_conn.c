@@ -94,22 +94,36 @@ Test(conn, corked_output_leaves_in_one_write, .init = setup, .fini = teardown)
     cr_assert_eq(read_msg().seq, 3);
 }
 
-Test(conn, a_sync_reply_is_written_at_once_even_while_corked, .init = setup, .fini = teardown)
+Test(conn, corked_sync_replies_are_stamped_by_the_write_that_carries_them, .init = setup, .fini = teardown)
 {
     gate_conn_welcome(c, 7, 42);
     gate_conn_cork(c);
     ts_msg_t e;
     ts_msg_error(&e, 3, TS_RATE_LIMITED, NULL);
     gate_conn_send(c, &e);
+    for (uint64_t seq = 4; seq <= 5; seq++) {
+        cr_assert(gate_conn_sync_begin(c, seq, false));
+        cr_assert_eq(gate_conn_send_sync_reply(c, seq, 1, 2), 0);
+    }
+    cr_assert(gate_conn_sync_begin(c, 6, false), "a SYNC after them in the same read takes no slot of theirs");
+    cr_assert_eq(gate_conn_sync_ack(c, 4, ts_clock_mono_us(), false, 1), -1, "not written: no ACK can match yet");
     cr_assert(gate_conn_sync_begin(c, 4, false));
     cr_assert_eq(gate_conn_send_sync_reply(c, 4, 1, 2), 0);
-    cr_assert_not(gate_conn_has_output(c), "t3 is the write's time: nothing waits for the uncork");
+    usleep(20000);
+    int64_t before = ts_clock_real_us();
+    cr_assert_eq(gate_conn_uncork(c), 0);
+    int64_t after = ts_clock_real_us();
     cr_assert_eq(read_msg().type, TS_ERROR, "in order");
-    cr_assert_eq(read_msg().type, TS_SYNC_REPLY);
-    cr_assert(gate_conn_corked(c), "still corked for the rest of the read");
-    gate_conn_send(c, &e);
-    uint8_t buf[256];
-    cr_assert_eq(read(peer, buf, sizeof buf), -1, "what follows waits for the uncork");
+    int64_t t3 = 0;
+    for (int i = 0; i < 3; i++) {
+        ts_msg_t r = read_msg();
+        cr_assert_eq(r.type, TS_SYNC_REPLY);
+        cr_assert(r.u.sync_reply.t3 >= before && r.u.sync_reply.t3 <= after, "t3 is the write's time, not the queueing's");
+        cr_assert(i == 0 || r.u.sync_reply.t3 == t3, "one write, one t3");
+        t3 = r.u.sync_reply.t3;
+    }
+    int64_t d = gate_conn_sync_ack(c, 5, ts_clock_mono_us(), false, 1);
+    cr_assert(d >= 0 && d < 20000, "the monotonic t3 is the write's too: %lld", (long long) d);
 }
 
 Test(conn, exchange_slots_give_the_monotonic_interval, .init = setup, .fini = teardown)

@@ -48,7 +48,23 @@ Test(msg, error_encodes_byte_exact)
 Test(msg, sync_reply_encodes_byte_exact)
 {
     ts_msg_t m = { .type = TS_SYNC_REPLY, .seq = 7, .u.sync_reply = { -1, 1700000000000000, 1700000000000250 } };
-    expect_bytes(&m, "951107ffcf00060a24181e4000cf00060a24181e40fa");
+    /* t3 last and fixed width (d3: int 64), so it can be stamped late */
+    expect_bytes(&m, "951107ffcf00060a24181e4000d300060a24181e40fa");
+}
+
+Test(msg, sync_reply_t3_can_be_stamped_into_the_encoded_bytes)
+{
+    ts_msg_t m = { .type = TS_SYNC_REPLY, .seq = 300, .u.sync_reply = { 5, 6, 0 } }, got;
+    uint8_t buf[64];
+    size_t n = ts_msg_encode(&m, buf, sizeof buf);
+    int64_t stamps[] = { 1700000000000250, -2, 0, INT64_MAX, INT64_MIN };
+    for (size_t i = 0; i < sizeof stamps / sizeof stamps[0]; i++) {
+        ts_msg_set_t3(buf + n, stamps[i]);
+        cr_assert_eq(ts_msg_decode(buf, n, TS_FROM_SERVER, &got), TS_OK);
+        cr_assert_eq(got.u.sync_reply.t3, stamps[i]);
+        cr_assert_eq(got.u.sync_reply.t2, 6);
+        cr_assert_eq(got.seq, 300);
+    }
 }
 
 Test(msg, sync_ack_with_client_values_encodes_byte_exact)
