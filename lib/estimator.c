@@ -12,7 +12,11 @@
  * point of a line, offset against local time, fitted by least squares with
  * more weight for less excess delay: its slope is the frequency error
  * (drift), and its level averages the asymmetric jitter of many near-best
- * samples away; once it has a few points the line is the estimate. What
+ * samples away; once it has a few points the line is the estimate. Once
+ * WAYS_MIN samples are in, the line's level comes instead from each way's
+ * least measurement over the last drift_points samples, apart (see
+ * level_from_ways), tilted by the slope only as far as the slope stands out
+ * of its own noise. What
  * the game sees is slewed toward the estimate at max_slew, so it never runs
  * backwards, and stepped only forward and only past step_us. A sustained
  * rise of the delay over the filter's minimum is a new path: filter and
@@ -30,6 +34,8 @@
 #define DEV_FLOOR_US    500.0    /* spread below this is measurement noise */
 #define FIT_POINTS      4        /* points before their line is the estimate */
 #define WEIGHT_FLOOR_US 2000.0   /* excess delay that counts as none, for weights */
+#define FREQ_Z          3.0      /* standard errors a slope must stand out by to be used in full */
+#define WAYS_MIN        8        /* samples before the ways' minima set the line's level */
 
 typedef struct {
     int64_t local;     /* local time of the exchange's middle */
@@ -37,14 +43,25 @@ typedef struct {
     int64_t delay;
 } sample_t;
 
+/* An accepted sample's two one-way measurements, the offset inside each:
+ * up = t2 - t1 (offset + the way up), down = t4 - t3 (the way down -
+ * offset). */
+typedef struct {
+    int64_t local;
+    double  up, down;
+} ways_t;
+
 struct ticksync_t {
     ticksync_config_t cfg;
     sample_t filter[TICKSYNC_FILTER_MAX];   /* ring of accepted samples */
     int      nfilter, filter_next;
     sample_t points[TICKSYNC_POINTS_MAX];   /* ring of chosen samples, for the drift */
     int      npoints, points_next;
+    ways_t   ways[TICKSYNC_POINTS_MAX];     /* ring of accepted samples' one-way measurements */
+    int      nways, ways_next;
     int      chosen;                        /* index in filter of the chosen sample, -1: none */
     double   freq;
+    double   freq_se;                       /* the slope's standard error */
     bool     freq_known;
     bool     fitted;                        /* the points' line is the estimate */
     int64_t  fit_local;                     /* the line: fit_offset at fit_local, slope freq */
@@ -201,8 +218,14 @@ static void fit_points(ticksync_t *self)
             sto += w * dt * (p->offset - mo);
         }
         if (stt > 0) {
-            double f = sto / stt;
+            double f = sto / stt, rss = 0;
+            for (int i = 0; i < n; i++) {
+                const sample_t *p = &self->points[i];
+                double r = p->offset - mo - f * ((double) (p->local - lo) - mt);
+                rss += point_weight(p, dmin) * r * r;
+            }
             self->freq = f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
+            self->freq_se = n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY;
             self->freq_known = true;
         }
     }
@@ -239,10 +262,51 @@ static void add_point(ticksync_t *self, const sample_t *s)
     fit_points(self);
 }
 
+/* The line's level from each way's least measurement, apart: queueing only
+ * ever adds delay, so over the ways ring the least up is the offset plus
+ * the path's fixed way up, and the least down its fixed way down minus the
+ * offset (each brought to the newest sample's time along the line's slope).
+ * Their up_fraction-weighted difference is the offset, wrong only by the
+ * least queueing either way met, which shrinks as samples come, where a
+ * single sample's (or a mean of near-minimum samples') error is the
+ * difference of two queueings met together. */
+static void level_from_ways(ticksync_t *self)
+{
+    if (self->nways < WAYS_MIN)
+        return;
+    int64_t ref = self->ways[(self->ways_next + self->cfg.drift_points - 1) % self->cfg.drift_points].local;
+    /* a slope not yet told from noise would tilt the minima by its noise
+     * times their age: it counts by how far it stands out of its error */
+    double f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * self->freq_se * self->freq_se;
+    double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 / (f2 + se2) : 0;
+    double up = INFINITY, down = INFINITY;
+    for (int i = 0; i < self->nways; i++) {
+        const ways_t *w = &self->ways[i];
+        double along = slope * (double) (ref - w->local);
+        up = fmin(up, w->up + along);
+        down = fmin(down, w->down - along);
+    }
+    double f = self->cfg.up_fraction;
+    self->fit_local = ref;
+    self->fit_offset = (1 - f) * up - f * down;
+    self->fitted = true;
+}
+
+static void add_ways(ticksync_t *self, const sample_t *s)
+{
+    double f = self->cfg.up_fraction;
+    self->ways[self->ways_next] = (ways_t) { .local = s->local, .up = s->offset + f * (double) s->delay,
+                                             .down = (1 - f) * (double) s->delay - s->offset };
+    self->ways_next = (self->ways_next + 1) % self->cfg.drift_points;
+    if (self->nways < self->cfg.drift_points)
+        self->nways++;
+}
+
 static void reset_filter(ticksync_t *self)
 {
     self->nfilter = self->filter_next = 0;
     self->npoints = self->points_next = 0;
+    self->nways = self->ways_next = 0;
     self->fitted = false;
     self->chosen = -1;
     self->rises = 0;
@@ -287,6 +351,8 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
         self->nfilter++;
     choose(self);
     add_point(self, &s);
+    add_ways(self, &s);
+    level_from_ways(self);
     self->stats.accepted++;
     return TICKSYNC_ACCEPTED;
 }

@@ -159,6 +159,24 @@ Test(estimator, heavy_tail_is_filtered_and_rejected)
     ticksync_destroy(&ts);
 }
 
+Test(estimator, each_way_s_least_delay_counts_apart)
+{
+    /* Every exchange meets 3 ms of queueing one way or the other, so every
+     * sample is 1.5 ms off, two of three one way: no sample and no mean of
+     * samples is right, but the least delay up and the least delay down,
+     * taken apart, are the path's own, and their difference is the offset. */
+    ticksync_t *ts = ticksync_new(NULL);
+    const int64_t offset = 5000000, base = 10000;
+    for (int i = 0; i < 16; i++) {
+        int64_t t1 = i * 1000000, queued_up = i % 3 == 0 ? 0 : 3000, queued_down = 3000 - queued_up;
+        int64_t t2 = t1 + offset + base + queued_up, t3 = t2 + 100;
+        cr_assert_eq(ticksync_sample(ts, t1, t2, t3, t3 - offset + base + queued_down), TICKSYNC_ACCEPTED);
+    }
+    int64_t err = ticksync_offset(ts, 16000000) - offset;
+    cr_assert(llabs(err) <= 5, "offset off by %lld us (a single sample: 1500)", (long long) err);
+    ticksync_destroy(&ts);
+}
+
 Test(estimator, asymmetric_path_error_is_half_the_difference_unless_told)
 {
     path_t p = { .rng = 3, .up_us = 30000, .down_us = 10000, .jitter_us = 500, .clock_offset = 42 };
