@@ -10,7 +10,7 @@
  *                 time-inside-the-server percentiles at a given load. They
  *                 arrive as a Poisson process (exponential gaps, a fixed
  *                 seed), as SYNCs from many independent clients do, each
- *                 sent when due to the microsecond (epoll_pwait2, 1 µs
+ *                 sent when due to the microsecond (lib/epollus, 1 µs
  *                 timer slack) on a connection with no exchange in flight.
  *   --echo        the same SYNC frames against bench/echo: frames back per second.
  *   --hold-s S    log in, one exchange each, then hold every connection S
@@ -36,6 +36,7 @@
 #include "addr.h"
 #include "clock.h"
 #include "config.h"
+#include "epollus.h"
 #include "frame.h"
 #include "msg.h"
 #include "prng.h"
@@ -314,8 +315,7 @@ int main(int argc, char **argv)
         int64_t wait_us = rate > 0 ? 1000 : 50000;
         if (paced && g.nidle > 0)
             wait_us = g.next_due <= (double) now ? 0 : (int64_t) (g.next_due - (double) now);
-        struct timespec wait = { .tv_sec = wait_us / 1000000, .tv_nsec = (wait_us % 1000000) * 1000 };
-        int n = epoll_pwait2(g.ep, evs, 512, &wait, NULL);
+        int n = ts_epoll_wait_us(g.ep, evs, 512, wait_us);
         for (int i = 0; i < n; i++) {
             on_readable(&g, (int) evs[i].data.u32);
             if (paced)

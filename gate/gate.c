@@ -35,6 +35,7 @@
 #include "datagram.h"
 #include "frame.h"
 #include "envelope.h"
+#include "epollus.h"
 #include "net.h"
 #include "recvstamp.h"
 #include "shards.h"
@@ -809,9 +810,7 @@ int gate_run(gate_t *g)
         int64_t now = ts_clock_mono_us(), wake = g->next_tick, due = gate_shards_due(g->shards);
         if (due < wake)
             wake = due;
-        int64_t wait_us = g->nready || wake <= now ? 0 : wake - now;
-        struct timespec wait = { .tv_sec = wait_us / 1000000, .tv_nsec = (wait_us % 1000000) * 1000 };
-        int n = epoll_pwait2(g->ep, events, 256, &wait, NULL);
+        int n = ts_epoll_wait_us(g->ep, events, 256, g->nready || wake <= now ? 0 : wake - now);
         for (int i = 0; i < n; i++)
             on_event(g, &events[i]);
         serve_ready(g);
