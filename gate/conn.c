@@ -39,7 +39,6 @@ struct gate_conn_t {
     bool              shut;
     bool              corked;      /* queue everything; flush at uncork */
     size_t            unstamped[GATE_CONN_SLOTS];   /* corked SYNC_REPLYs: where each ends in out */
-    int               unstamped_slot[GATE_CONN_SLOTS];
     int               nunstamped;
     bool              pending;     /* on the gate's ready list: input left unread */
     slot_t            slots[GATE_CONN_SLOTS];
@@ -183,19 +182,19 @@ static slot_t *find_slot(gate_conn_t *self, uint64_t seq, slot_state_t state)
 }
 
 /* The corked SYNC_REPLYs get their t3, real time for the client and
- * monotonic for their slots, immediately before the write that carries
- * them: one clock read for all of them, as one write carries them all. */
+ * monotonic for their slots (the REPLIED ones with no t3 yet), immediately
+ * before the write that carries them: one clock read for all of them, as
+ * one write carries them all. */
 static void stamp_replies(gate_conn_t *self)
 {
     if (self->nunstamped == 0)
         return;
     int64_t real = ts_clock_real_us(), mono = ts_clock_mono_us();
-    for (int i = 0; i < self->nunstamped; i++) {
+    for (int i = 0; i < self->nunstamped; i++)
         ts_msg_set_t3(self->out + self->unstamped[i], real);
-        slot_t *s = &self->slots[self->unstamped_slot[i]];
-        if (s->state == SLOT_REPLIED && s->when == 0)
-            s->when = mono;
-    }
+    for (int i = 0; i < GATE_CONN_SLOTS; i++)
+        if (self->slots[i].state == SLOT_REPLIED && self->slots[i].when == 0)
+            self->slots[i].when = mono;
     self->nunstamped = 0;
 }
 
@@ -211,10 +210,8 @@ int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64
         slot->when = 0;
         if (send_encoded(self, &m) < 0)
             return -1;
-        if (!gate_conn_has_output(self))
-            return 0;   /* an early flush took it, and stamped it */
-        self->unstamped[self->nunstamped] = self->out_len;
-        self->unstamped_slot[self->nunstamped++] = (int) (slot - self->slots);
+        if (gate_conn_has_output(self))   /* else nothing was queued: the write side is shut */
+            self->unstamped[self->nunstamped++] = self->out_len;
         return 0;
     }
     bool udp = slot && slot->udp;
@@ -315,14 +312,19 @@ bool gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq)
     return find_slot((gate_conn_t *) self, seq, SLOT_INFLIGHT) != NULL;
 }
 
-bool gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp)
+/* Frees slot s, if there is one, telling how its exchange came. */
+static bool release(slot_t *s, bool *udp)
 {
-    slot_t *s = find_slot(self, seq, SLOT_INFLIGHT);
     if (!s)
         return false;
     *udp = s->udp;
     s->state = SLOT_FREE;
     return true;
+}
+
+bool gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp)
+{
+    return release(find_slot(self, seq, SLOT_INFLIGHT), udp);
 }
 
 int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp, int64_t deadline_us)
@@ -341,18 +343,13 @@ int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool 
 
 bool gate_conn_sync_result(gate_conn_t *self, uint64_t seq, bool *udp)
 {
-    slot_t *s = find_slot(self, seq, SLOT_ACKED);
-    if (!s)
-        return false;
-    *udp = s->udp;
-    s->state = SLOT_FREE;
-    return true;
+    return release(find_slot(self, seq, SLOT_ACKED), udp);
 }
 
 bool gate_conn_sync_result_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool *udp)
 {
     slot_t *s = find_slot(self, seq, SLOT_ACKED);
-    return s && s->when == deadline_us && gate_conn_sync_result(self, seq, udp);
+    return s && s->when == deadline_us && release(s, udp);
 }
 
 /* ---- UDP ------------------------------------------------------------------ */
