@@ -395,8 +395,10 @@ static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
 
 static void refuse(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code, bool udp);
 
-/* An envelope whose batch the shard would not take: its SYNC or SYNC_ACK
- * gets UNAVAILABLE now, as if the send had failed at once. */
+/* An envelope whose batch the shard would not take: a SYNC_ACK's result
+ * will not come, so it gets UNAVAILABLE now, as if the send had failed at
+ * once. (A SYNC in it has had its SYNC_REPLY already: its ACK is refused
+ * in turn.) */
 static void on_unsent(void *arg, const ts_env_t *env)
 {
     gate_t *g = arg;
@@ -405,9 +407,7 @@ static void on_unsent(void *arg, const ts_env_t *env)
     if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || gate_conn_player(c) != env->player_id)
         return;
     bool udp = false;
-    if (env->kind == TS_ENV_SYNC && gate_conn_sync_cancel(c, env->seq, &udp))
-        refuse(g, c, env->seq, TS_UNAVAILABLE, udp);
-    else if (env->kind == TS_ENV_SYNC_ACK && gate_conn_sync_result(c, env->seq, &udp))
+    if (env->kind == TS_ENV_SYNC_ACK && gate_conn_sync_result(c, env->seq, &udp))
         refuse(g, c, env->seq, TS_UNAVAILABLE, udp);
 }
 
