@@ -2,18 +2,21 @@
  * libticksync and to the seeds' algorithms (bench/seeds.h), and each one's
  * server time is checked against the truth at 60 frames a second.
  *
- *   ticksync-accuracy [--csv DIR]
+ *   ticksync-accuracy [--csv DIR] [--seed N]
  *
  * prints, per trace and algorithm, the offset error after convergence
  * (p50, p99, max), the time to converge (from then on the error stays
  * within max(2 ms, the trace's asymmetry bound + 1 ms)), and how many
  * frames saw server time go backwards. With --csv, DIR/TRACE.csv gets the
  * error over time of every algorithm (one row a second) for plotting.
+ * --seed N draws other jitter, spikes and losses (default 12345, the draw
+ * bench/RESULTS.md reports), to see that a change helps beyond one draw.
  *
  * Exchanges follow libticksync's schedule (a burst, then the trace's
  * interval) and every algorithm gets every exchange that is not lost, so
  * they all see the same samples. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +63,7 @@ typedef struct {
     double  shown_prev;
 } score_t;
 
-static uint64_t rng;
+static uint64_t rng, seed = 12345;
 
 static double uniform(void)
 {
@@ -94,7 +97,7 @@ static void record(score_t *s, double err)
 
 static void run_trace(const trace_t *t, FILE *csv, FILE *out)
 {
-    rng = 12345;
+    rng = seed;
     ticksync_config_t cfg;
     ticksync_config_default(&cfg);
     cfg.interval_us = (int64_t) (t->interval_s * 1e6);
@@ -186,10 +189,22 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
 
 int main(int argc, char **argv)
 {
-    const char *dir = argc == 3 && strcmp(argv[1], "--csv") == 0 ? argv[2] : NULL;
-    if (argc != 1 && !dir) {
-        fprintf(stderr, "usage: ticksync-accuracy [--csv DIR]\n");
-        return 2;
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i += 2) {
+        bool ok = i + 1 < argc;
+        if (ok && strcmp(argv[i], "--csv") == 0) {
+            dir = argv[i + 1];
+        } else if (ok && strcmp(argv[i], "--seed") == 0) {
+            char *end;
+            seed = strtoull(argv[i + 1], &end, 10);
+            ok = *argv[i + 1] && !*end && seed != 0;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            fprintf(stderr, "usage: ticksync-accuracy [--csv DIR] [--seed N]\n");
+            return 2;
+        }
     }
     printf("Offset error |shown - true server time| after convergence; converged: from then on within\n"
            "max(2 ms, asymmetry bound + 1 ms); backwards: frames (60 Hz) where shown time went back.\n");
