@@ -10,14 +10,15 @@
  * delay, so the least-delayed sample is the least wrong). Every sample
  * whose delay is within the filter's spread of that minimum becomes a
  * point of a line, offset against local time, fitted by least squares with
- * more weight for less excess delay: its slope is the frequency error
- * (drift), and its level averages the asymmetric jitter of many near-best
- * samples away; once it has a few points the line is the estimate. Once
- * WAYS_MIN samples are in, the line's level comes instead from each way's
- * least measurement over the last drift_points samples, apart (see
- * level_from_ways), tilted by the slope only as far as the slope stands out
- * of its own noise. What
- * the game sees is slewed toward the estimate at max_slew, so it never runs
+ * more weight for less excess delay: its level averages the asymmetric
+ * jitter of many near-best samples away, and once it has a few points the
+ * line is the estimate. Once WAYS_MIN samples are in, the line's level
+ * comes instead from each way's least measurement over the last WAYS_MAX
+ * samples, apart (see level_from_ways), and once they span
+ * drift_min_span its slope, the frequency error (drift), from each way's
+ * lower edge (see slope_from_ways). The slope tilts the minima only as far
+ * as it stands out of the least-squares line's standard error. What the
+ * game sees is slewed toward the estimate at max_slew, so it never runs
  * backwards, and stepped only forward and only past step_us. A sustained
  * rise of the delay over the filter's minimum is a new path: filter and
  * line start over with a burst. */
@@ -34,8 +35,9 @@
 #define DEV_FLOOR_US    500.0    /* spread below this is measurement noise */
 #define FIT_POINTS      4        /* points before their line is the estimate */
 #define WEIGHT_FLOOR_US 2000.0   /* excess delay that counts as none, for weights */
-#define FREQ_Z          3.0      /* standard errors a slope must stand out by to be used in full */
+#define FREQ_Z          2.0      /* standard errors a slope must stand out by to be used in full */
 #define WAYS_MIN        8        /* samples before the ways' minima set the line's level */
+#define WAYS_MAX        192      /* accepted samples whose one-way measurements are kept */
 
 typedef struct {
     int64_t local;     /* local time of the exchange's middle */
@@ -57,11 +59,11 @@ struct ticksync_t {
     int      nfilter, filter_next;
     sample_t points[TICKSYNC_POINTS_MAX];   /* ring of chosen samples, for the drift */
     int      npoints, points_next;
-    ways_t   ways[TICKSYNC_POINTS_MAX];     /* ring of accepted samples' one-way measurements */
+    ways_t   ways[WAYS_MAX];                /* ring of accepted samples' one-way measurements */
     int      nways, ways_next;
     int      chosen;                        /* index in filter of the chosen sample, -1: none */
     double   freq;
-    double   freq_se;                       /* the slope's standard error */
+    double   freq_se;                       /* the points' line's slope's standard error: the slope's noise */
     bool     freq_known;
     bool     fitted;                        /* the points' line is the estimate */
     int64_t  fit_local;                     /* the line: fit_offset at fit_local, slope freq */
@@ -170,13 +172,6 @@ static double filter_spread(const ticksync_t *self)
     return sqrt(sq / self->nfilter);
 }
 
-/* The points' line: a least-squares fit of offset on local time, each point
- * weighted by 1/delay^2 (a point's offset is only known to within its
- * delay). Its slope is the frequency error, once the points span
- * drift_min_span; until then the slope stays what it was. Its level, the
- * weighted mean, averages the asymmetric part of the chosen samples'
- * jitter away; with fewer than FIT_POINTS points the chosen sample is used
- * alone. */
 /* A point's offset is wrong by at most half its delay's excess over the
  * least delay seen: the less excess, the more weight. */
 static double point_weight(const sample_t *p, int64_t dmin)
@@ -185,6 +180,13 @@ static double point_weight(const sample_t *p, int64_t dmin)
     return 1.0 / (excess * excess);
 }
 
+/* The points' line: a least-squares fit of offset on local time, each point
+ * weighted by point_weight. Once the points span drift_min_span its slope
+ * is the frequency error and its standard error the slope's noise, until
+ * slope_from_ways replaces the slope with the ways' (before, the slope
+ * stays what it was). Its level, the weighted mean, averages the
+ * asymmetric part of the chosen samples' jitter away; with fewer than
+ * FIT_POINTS points the chosen sample is used alone. */
 static void fit_points(ticksync_t *self)
 {
     int n = self->npoints;
@@ -262,6 +264,59 @@ static void add_point(ticksync_t *self, const sample_t *s)
     fit_points(self);
 }
 
+/* The slope of the lower convex hull of the points (t[i], y[i]), given in
+ * time order, between a quarter and three quarters of their span: the
+ * chord of their lower edge. Queueing only ever adds delay, so a way's
+ * lower edge is its fixed delay plus the clocks' drift, and how heavy the
+ * tail above it is does not matter (the lower edge is Moon, Skelly and
+ * Towsley's skew estimator, 1999; a chord over half the span, rather than
+ * their one edge at the middle, keeps two close points from setting it). */
+static double hull_chord_slope(const double *t, const double *y, int n)
+{
+    int hull[WAYS_MAX] = { 0 }, h = 0;
+    for (int i = 0; i < n; i++) {
+        /* the last hull point goes while it is not below the chord to i */
+        while (h >= 2) {
+            int a = hull[h - 2], b = hull[h - 1];
+            if ((y[b] - y[a]) * (t[i] - t[a]) < (y[i] - y[a]) * (t[b] - t[a]))
+                break;
+            h--;
+        }
+        hull[h++] = i;
+    }
+    double at[2] = { t[0] + (t[n - 1] - t[0]) / 4, t[0] + (t[n - 1] - t[0]) * 3 / 4 }, on[2] = { 0, 0 };
+    for (int k = 0; k + 1 < h; k++) {
+        int a = hull[k], b = hull[k + 1];
+        for (int j = 0; j < 2; j++)
+            if (t[a] <= at[j] && at[j] <= t[b])
+                on[j] = y[a] + (y[b] - y[a]) * (at[j] - t[a]) / (t[b] - t[a]);
+    }
+    return (on[1] - on[0]) / (at[1] - at[0]);
+}
+
+/* The drift from the ways' lower edges, once they span drift_min_span and
+ * the points' line has a slope (and so a standard error) too: the
+ * way up rises by it and the way down falls by it, so each way gives it
+ * apart and the two are averaged. It replaces the points' least-squares
+ * slope, which near-minimum samples of a heavy tail still tilt by tens of
+ * ppm; that line's standard error stays the measure of the slope's noise. */
+static void slope_from_ways(ticksync_t *self)
+{
+    int n = self->nways, first = n < WAYS_MAX ? 0 : self->ways_next;
+    double t[WAYS_MAX], up[WAYS_MAX], down[WAYS_MAX];
+    int64_t t0 = self->ways[first].local;
+    for (int i = 0; i < n; i++) {
+        const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
+        t[i] = (double) (w->local - t0);
+        up[i] = w->up;
+        down[i] = w->down;
+    }
+    if (!self->freq_known || n < WAYS_MIN || t[n - 1] < (double) self->cfg.drift_min_span_us)
+        return;
+    double f = (hull_chord_slope(t, up, n) - hull_chord_slope(t, down, n)) / 2;
+    self->freq = f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
+}
+
 /* The line's level from each way's least measurement, apart: queueing only
  * ever adds delay, so over the ways ring the least up is the offset plus
  * the path's fixed way up, and the least down its fixed way down minus the
@@ -274,7 +329,7 @@ static void level_from_ways(ticksync_t *self)
 {
     if (self->nways < WAYS_MIN)
         return;
-    int64_t ref = self->ways[(self->ways_next + self->cfg.drift_points - 1) % self->cfg.drift_points].local;
+    int64_t ref = self->ways[(self->ways_next + WAYS_MAX - 1) % WAYS_MAX].local;
     /* a slope not yet told from noise would tilt the minima by its noise
      * times their age: it counts by how far it stands out of its error */
     double f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * self->freq_se * self->freq_se;
@@ -297,8 +352,8 @@ static void add_ways(ticksync_t *self, const sample_t *s)
     double f = self->cfg.up_fraction;
     self->ways[self->ways_next] = (ways_t) { .local = s->local, .up = s->offset + f * (double) s->delay,
                                              .down = (1 - f) * (double) s->delay - s->offset };
-    self->ways_next = (self->ways_next + 1) % self->cfg.drift_points;
-    if (self->nways < self->cfg.drift_points)
+    self->ways_next = (self->ways_next + 1) % WAYS_MAX;
+    if (self->nways < WAYS_MAX)
         self->nways++;
 }
 
@@ -352,6 +407,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     choose(self);
     add_point(self, &s);
     add_ways(self, &s);
+    slope_from_ways(self);
     level_from_ways(self);
     self->stats.accepted++;
     return TICKSYNC_ACCEPTED;

@@ -49,8 +49,8 @@ typedef struct {
     double  max_slew;            /* correction per second of local time, at most (0.05 = 50 ms/s) */
     int64_t step_us;             /* a forward error larger than this is stepped, not slewed (200000) */
     double  up_fraction;         /* share of the round trip on the way up; 0.5 is symmetric */
-    int     drift_points;        /* near-minimum samples the offset and frequency line is fitted to (64) */
-    int64_t drift_min_span_us;   /* no frequency estimate before the points span this (20 s) */
+    int     drift_points;        /* near-minimum samples the offset line is fitted to (64) */
+    int64_t drift_min_span_us;   /* no frequency estimate before the samples span this (20 s) */
     int64_t path_change_us;      /* a delay rise over the filter's minimum by this much ... (20000) */
     int     path_change_count;   /* ... in this many samples in a row resets the filter (6) */
     int     synced_samples;      /* accepted samples before the clock counts as synced (4) */
