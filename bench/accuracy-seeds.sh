@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# bench/accuracy-seeds.sh [BUILD_DIR] - the accuracy benchmark over many
+# draws: runs ticksync-accuracy with --seed 1..SEEDS (default 30) and
+# prints, per trace, the median and the 90th percentile over the draws of
+# libticksync's p99 error, the same for the best of S0-S3 and Mirror, the
+# median and the least of their ratio (best seed p99 / libticksync p99),
+# and the backwards steps summed over all draws. One seeded draw can be a
+# lucky one; this says whether a change helps beyond it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+seeds=${SEEDS:-30}
+[ -x "$build/bench/ticksync-accuracy" ] || bash deploy/build.sh "$build"
+for seed in $(seq 1 "$seeds"); do
+  "$build/bench/ticksync-accuracy" --seed "$seed"
+done | awk -F'|' '
+  function pct(list, q,   i, j, v, a, m) {   # the q-quantile of a space-separated list
+    m = split(list, a, " ")
+    for (i = 2; i <= m; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > v + 0; j--) a[j + 1] = a[j]; a[j + 1] = v }
+    return a[int((m - 1) * q) + 1]
+  }
+  /^### / { trace = substr($0, 5); sub(/:.*/, "", trace); best = 1e9; if (!(trace in seen)) { seen[trace] = 1; order[++ntraces] = trace } next }
+  /^\| / && $2 !~ /algorithm|---/ {
+    name = $2; gsub(/^ +| +$/, "", name); p99 = $4 + 0; back = $7 + 0
+    if (name == "libticksync") {
+      lib[trace] = lib[trace] " " p99; bst[trace] = bst[trace] " " best
+      ratio[trace] = ratio[trace] " " (p99 > 0 ? best / p99 : 1e9); backs[trace] += back
+    } else if (p99 < best) best = p99
+  }
+  END {
+    printf "%-14s %22s %22s %18s %10s\n", "trace", "libticksync p99 med/p90", "best seed p99 med/p90", "ratio med/least", "backwards"
+    for (i = 1; i <= ntraces; i++) {
+      t = order[i]
+      printf "%-14s %11.3f / %7.3f %11.3f / %7.3f %9.1f / %5.1f %10d\n", t, pct(lib[t], 0.5), pct(lib[t], 0.9),
+             pct(bst[t], 0.5), pct(bst[t], 0.9), pct(ratio[t], 0.5), pct(ratio[t], 0), backs[t]
+    }
+  }'
