@@ -3,20 +3,6 @@
 
 #include <stdlib.h>
 
-#include <string.h>
-
-int ts_fixbuf_write(void *data, const char *bytes, size_t len)
-{
-    ts_fixbuf_t *fb = data;
-    if (fb->overflow || len > fb->cap - fb->len) {
-        fb->overflow = true;
-        return -1;
-    }
-    memcpy(fb->buf + fb->len, bytes, len);
-    fb->len += len;
-    return 0;
-}
-
 bool ts_obj_u64(const msgpack_object *obj, uint64_t *out)
 {
     if (obj->type != MSGPACK_OBJECT_POSITIVE_INTEGER)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "decoder.h"
 
@@ -41,8 +42,20 @@ bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_obj
  * may follow. True on success. */
 bool ts_pack_next(msgpack_zone *zone, const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj);
 
-/* msgpack_packer write callback over a ts_fixbuf_t. */
-int ts_fixbuf_write(void *data, const char *bytes, size_t len);
+/* msgpack_packer write callback over a ts_fixbuf_t. Inline, so that an
+ * encoder whose packer never leaves it can have the call (one a msgpack
+ * token, 1-9 bytes) and its copy folded into plain stores. */
+static inline int ts_fixbuf_write(void *data, const char *bytes, size_t len)
+{
+    ts_fixbuf_t *fb = data;
+    if (fb->overflow || len > fb->cap - fb->len) {
+        fb->overflow = true;
+        return -1;
+    }
+    memcpy(fb->buf + fb->len, bytes, len);
+    fb->len += len;
+    return 0;
+}
 
 /* Readers: true when obj has the wanted type and range. */
 bool ts_obj_u64(const msgpack_object *obj, uint64_t *out);
