@@ -278,22 +278,34 @@ void gate_conn_close_after(gate_conn_t *self, int64_t deadline_us)
 
 int64_t gate_conn_close_deadline(const gate_conn_t *self) { return self->close_at; }
 
-bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp)
+bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp, int64_t now)
 {
-    int64_t now = ts_clock_mono_us();
-    slot_t *free_slot = NULL;
+    slot_t *free_slot = NULL, *same = NULL;
     for (int i = 0; i < GATE_CONN_SLOTS; i++) {
         slot_t *s = &self->slots[i];
-        bool stamped = s->when != 0;  /* a corked reply is not yet written */
-        if (s->state == SLOT_REPLIED && stamped && (s->seq == seq || now - s->when > GATE_EXCHANGE_US))
-            s->state = SLOT_FREE;     /* a reused seq starts over; old ones are lost */
-        if (s->state == SLOT_ACKED && now - s->when > GATE_EXCHANGE_US)
-            s->state = SLOT_FREE;     /* a result deadline nobody watched */
-        if (s->state == SLOT_INFLIGHT && s->seq == seq)
-            free_slot = s;
-        else if (s->state == SLOT_FREE && !free_slot)
+        switch (s->state) {
+        case SLOT_FREE:
+            break;
+        case SLOT_INFLIGHT:
+            if (s->seq == seq)
+                same = s;             /* a SYNC repeated before its reply */
+            continue;
+        case SLOT_REPLIED:            /* a reused seq starts over; old ones are lost */
+            if (s->when == 0 || (s->seq != seq && now - s->when <= GATE_EXCHANGE_US))
+                continue;             /* (when 0: a corked reply, not yet written) */
+            s->state = SLOT_FREE;
+            break;
+        case SLOT_ACKED:              /* a result deadline nobody watched */
+            if (now - s->when <= GATE_EXCHANGE_US)
+                continue;
+            s->state = SLOT_FREE;
+            break;
+        }
+        if (!free_slot)
             free_slot = s;
     }
+    if (same)
+        free_slot = same;
     if (!free_slot) {                 /* evict the oldest replied exchange */
         for (int i = 0; i < GATE_CONN_SLOTS; i++) {
             slot_t *s = &self->slots[i];

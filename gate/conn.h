@@ -76,8 +76,8 @@ void    gate_conn_close_after(gate_conn_t *self, int64_t deadline_us);
 int64_t gate_conn_close_deadline(const gate_conn_t *self);
 
 /* Exchanges, a slot per seq.
- * - begin records a SYNC whose envelope is on its way to the scene (false:
- *   no free slot); inflight tells whether seq still awaits its SYNC_REPLY;
+ * - begin records a SYNC whose envelope is on its way to the scene, at
+ *   monotonic time now (false: no free slot); inflight tells whether seq still awaits its SYNC_REPLY;
  *   cancel frees it (its envelope never left), with *udp telling how it came.
  * - send_sync_reply (above) keeps the monotonic t3.
  * - ack returns the monotonic t6 - t3 of seq's SYNC_REPLY, and the slot then
@@ -87,7 +87,7 @@ int64_t gate_conn_close_deadline(const gate_conn_t *self);
  *   whether the ACK came over UDP (so must the result); false when none
  *   waits (its ACK was answered UNAVAILABLE). result_expire does the same
  *   only if seq still waits with this deadline. */
-bool    gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp);
+bool    gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp, int64_t now);
 bool    gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq);
 bool    gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp);
 int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp, int64_t deadline_us);

@@ -428,7 +428,7 @@ static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, in
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
-    if (!gate_conn_sync_begin(c, m->seq, udp)) {
+    if (!gate_conn_sync_begin(c, m->seq, udp, now)) {
         ts_metric_add(g->m.inflight_full, 1);
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;

@@ -102,12 +102,12 @@ Test(conn, corked_sync_replies_are_stamped_by_the_write_that_carries_them, .init
     ts_msg_error(&e, 3, TS_RATE_LIMITED, NULL);
     gate_conn_send(c, &e);
     for (uint64_t seq = 4; seq <= 5; seq++) {
-        cr_assert(gate_conn_sync_begin(c, seq, false));
+        cr_assert(gate_conn_sync_begin(c, seq, false, ts_clock_mono_us()));
         cr_assert_eq(gate_conn_send_sync_reply(c, seq, 1, 2), 0);
     }
-    cr_assert(gate_conn_sync_begin(c, 6, false), "a SYNC after them in the same read takes no slot of theirs");
+    cr_assert(gate_conn_sync_begin(c, 6, false, ts_clock_mono_us()), "a SYNC after them in the same read takes no slot of theirs");
     cr_assert_eq(gate_conn_sync_ack(c, 4, ts_clock_mono_us(), false, 1), -1, "not written: no ACK can match yet");
-    cr_assert(gate_conn_sync_begin(c, 4, false));
+    cr_assert(gate_conn_sync_begin(c, 4, false, ts_clock_mono_us()));
     cr_assert_eq(gate_conn_send_sync_reply(c, 4, 1, 2), 0);
     usleep(20000);
     int64_t before = ts_clock_real_us();
@@ -129,7 +129,7 @@ Test(conn, corked_sync_replies_are_stamped_by_the_write_that_carries_them, .init
 Test(conn, exchange_slots_give_the_monotonic_interval, .init = setup, .fini = teardown)
 {
     gate_conn_welcome(c, 7, 42);
-    cr_assert(gate_conn_sync_begin(c, 5, false));
+    cr_assert(gate_conn_sync_begin(c, 5, false, ts_clock_mono_us()));
     cr_assert(gate_conn_sync_inflight(c, 5));
     cr_assert_eq(gate_conn_send_sync_reply(c, 5, 111, 222), 0);
     ts_msg_t r = read_msg();
@@ -145,7 +145,7 @@ Test(conn, exchange_slots_give_the_monotonic_interval, .init = setup, .fini = te
     cr_assert_eq(gate_conn_sync_ack(c, 5, ts_clock_mono_us(), false, 1), -1, "one ACK per exchange");
     cr_assert_eq(gate_conn_sync_ack(c, 6, ts_clock_mono_us(), false, 1), -1, "unknown seq");
     /* an ACK later than 5 s is no sample */
-    cr_assert(gate_conn_sync_begin(c, 8, false));
+    cr_assert(gate_conn_sync_begin(c, 8, false, ts_clock_mono_us()));
     gate_conn_send_sync_reply(c, 8, 1, 2);
     read_msg();
     cr_assert_eq(gate_conn_sync_ack(c, 8, ts_clock_mono_us() + GATE_EXCHANGE_US + 1, false, 1), -1);
@@ -159,7 +159,7 @@ Test(conn, an_acked_exchange_awaits_one_result_until_its_deadline, .init = setup
     bool udp = false;
     int64_t base = ts_clock_mono_us() + 1000000;
     for (uint64_t seq = 1; seq <= 3; seq++) {
-        cr_assert(gate_conn_sync_begin(c, seq, false));
+        cr_assert(gate_conn_sync_begin(c, seq, false, ts_clock_mono_us()));
         gate_conn_send_sync_reply(c, seq, 1, 2);
         read_msg();
         cr_assert_geq(gate_conn_sync_ack(c, seq, ts_clock_mono_us(), seq == 2, base + (int64_t) seq), 0);
@@ -179,14 +179,14 @@ Test(conn, a_cancelled_sync_frees_its_slot, .init = setup, .fini = teardown)
 {
     gate_conn_welcome(c, 7, 42);
     for (uint64_t seq = 1; seq <= GATE_CONN_SLOTS; seq++)
-        cr_assert(gate_conn_sync_begin(c, seq, seq == 4));
-    cr_assert_not(gate_conn_sync_begin(c, 100, false), "every slot in flight");
+        cr_assert(gate_conn_sync_begin(c, seq, seq == 4, ts_clock_mono_us()));
+    cr_assert_not(gate_conn_sync_begin(c, 100, false, ts_clock_mono_us()), "every slot in flight");
     bool udp = false;
     cr_assert(gate_conn_sync_cancel(c, 4, &udp));
     cr_assert(udp);
     cr_assert_not(gate_conn_sync_inflight(c, 4));
     cr_assert_not(gate_conn_sync_cancel(c, 4, &udp), "once");
-    cr_assert(gate_conn_sync_begin(c, 100, false), "its slot is free again");
+    cr_assert(gate_conn_sync_begin(c, 100, false, ts_clock_mono_us()), "its slot is free again");
 }
 
 Test(conn, the_bucket_allows_the_rate, .init = setup, .fini = teardown)
