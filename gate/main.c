@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     zsys_handler_set(NULL);
 
     ts_log_t *log = ts_log_new("gate", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));
-    ts_metrics_t *metrics = ts_metrics_new();
+    ts_metrics_t *metrics = ts_metrics_new(TS_METRICS_ONE_WRITER);
     snprintf(err, sizeof err, "out of memory");
     gate_t *gate = log && metrics ? gate_new(&opt, log, metrics, err) : NULL;
     gate_httpd_t *httpd = gate ? gate_httpd_new(ts_config_str(cfg, "metrics"), gate, metrics, err) : NULL;

@@ -1,5 +1,6 @@
-/* lib/metrics.c - see metrics.h. Histogram sums are kept in integer
- * thousandths so that they can be atomic without a lock. */
+/* lib/metrics.c - see metrics.h. A histogram's sum is a double kept as
+ * its bits in an atomic integer, added by compare-and-swap (or, with one
+ * writer, by a load and a store). */
 #include "metrics.h"
 
 #include <stdarg.h>
@@ -19,16 +20,21 @@ struct ts_metric_t {
     double           *bounds;
     size_t            nbounds;
     _Atomic uint64_t *buckets;     /* nbounds, not cumulative */
+    bool              one_writer;
     ts_metric_t      *next;
 };
 
 struct ts_metrics_t {
     ts_metric_t *head, *tail;
+    bool         one_writer;
 };
 
-ts_metrics_t *ts_metrics_new(void)
+ts_metrics_t *ts_metrics_new(ts_metrics_writers_t writers)
 {
-    return calloc(1, sizeof(ts_metrics_t));
+    ts_metrics_t *self = calloc(1, sizeof *self);
+    if (self)
+        self->one_writer = writers == TS_METRICS_ONE_WRITER;
+    return self;
 }
 
 static void metric_free(ts_metric_t *m)
@@ -60,6 +66,7 @@ static ts_metric_t *add(ts_metrics_t *self, kind_t kind, const char *name, const
     if (!m)
         return NULL;
     m->kind = kind;
+    m->one_writer = self->one_writer;
     m->name = strdup(name);
     m->help = strdup(help);
     m->labels = labels ? strdup(labels) : NULL;
@@ -98,9 +105,18 @@ ts_metric_t *ts_metrics_histogram(ts_metrics_t *self, const char *name, const ch
     return add(self, HISTOGRAM, name, help, labels, bounds, nbounds);
 }
 
+/* Adds n to *v: its only writer needs no lock, readers see old or new. */
+static void bump(const ts_metric_t *m, _Atomic uint64_t *v, uint64_t n)
+{
+    if (m->one_writer)
+        atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + n, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(v, n, memory_order_relaxed);
+}
+
 void ts_metric_add(ts_metric_t *m, uint64_t n)
 {
-    atomic_fetch_add_explicit(&m->value, n, memory_order_relaxed);
+    bump(m, &m->value, n);
 }
 
 void ts_metric_set(ts_metric_t *m, int64_t v)
@@ -112,7 +128,7 @@ void ts_metric_observe(ts_metric_t *m, double v)
 {
     for (size_t i = 0; i < m->nbounds; i++)
         if (v <= m->bounds[i]) {
-            atomic_fetch_add_explicit(&m->buckets[i], 1, memory_order_relaxed);
+            bump(m, &m->buckets[i], 1);
             break;
         }
     uint64_t old = atomic_load_explicit(&m->sum_bits, memory_order_relaxed), next;
@@ -121,9 +137,13 @@ void ts_metric_observe(ts_metric_t *m, double v)
         memcpy(&sum, &old, sizeof sum);
         sum += v;
         memcpy(&next, &sum, sizeof next);
+        if (m->one_writer) {
+            atomic_store_explicit(&m->sum_bits, next, memory_order_relaxed);
+            break;
+        }
     } while (!atomic_compare_exchange_weak_explicit(&m->sum_bits, &old, next, memory_order_relaxed,
                                                     memory_order_relaxed));
-    atomic_fetch_add_explicit(&m->value, 1, memory_order_relaxed);
+    bump(m, &m->value, 1);
 }
 
 uint64_t ts_metric_value(const ts_metric_t *m)

@@ -96,7 +96,7 @@ int main(int argc, char **argv)
     zsys_handler_set(NULL);
 
     ts_log_t *log = ts_log_new("scene", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));
-    ts_metrics_t *metrics = ts_metrics_new();
+    ts_metrics_t *metrics = ts_metrics_new(TS_METRICS_ANY_WRITER);
     char err[256] = "out of memory";
     scene_t *scene = log && metrics ? scene_new(&opt, log, metrics, err) : NULL;
     int status = 1;

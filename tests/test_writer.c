@@ -22,7 +22,7 @@ static zsock_t *to_store, *inbox;
 static void setup(void)
 {
     snprintf(path, sizeof path, "/tmp/ts-writer-test-%d/scene.db", (int) getpid());
-    metrics = ts_metrics_new();
+    metrics = ts_metrics_new(TS_METRICS_ANY_WRITER);
     cr_assert_eq(scene_stats_init(&stats, metrics), 0);
     logger = ts_log_new("test", TS_LOG_ERROR);
     char err[256], ep[64];
