@@ -288,7 +288,7 @@ static double hull_chord_slope(const double *t, const double *y, int n)
     for (int k = 0; k + 1 < h; k++) {
         int a = hull[k], b = hull[k + 1];
         for (int j = 0; j < 2; j++)
-            if (t[a] <= at[j] && at[j] <= t[b])
+            if (t[a] <= at[j] && at[j] <= t[b] && t[a] < t[b])
                 on[j] = y[a] + (y[b] - y[a]) * (at[j] - t[a]) / (t[b] - t[a]);
     }
     return (on[1] - on[0]) / (at[1] - at[0]);
@@ -303,16 +303,16 @@ static double hull_chord_slope(const double *t, const double *y, int n)
 static void slope_from_ways(ticksync_t *self)
 {
     int n = self->nways, first = n < WAYS_MAX ? 0 : self->ways_next;
+    int64_t t0 = self->ways[first].local, last = self->ways[(first + n - 1 + WAYS_MAX) % WAYS_MAX].local;
+    if (!self->freq_known || n < WAYS_MIN || last - t0 < self->cfg.drift_min_span_us)
+        return;
     double t[WAYS_MAX], up[WAYS_MAX], down[WAYS_MAX];
-    int64_t t0 = self->ways[first].local;
     for (int i = 0; i < n; i++) {
         const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
         t[i] = (double) (w->local - t0);
         up[i] = w->up;
         down[i] = w->down;
     }
-    if (!self->freq_known || n < WAYS_MIN || t[n - 1] < (double) self->cfg.drift_min_span_us)
-        return;
     double f = (hull_chord_slope(t, up, n) - hull_chord_slope(t, down, n)) / 2;
     self->freq = f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
 }
