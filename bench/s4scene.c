@@ -22,12 +22,21 @@
 #include "clock.h"
 #include "envelope.h"
 #include "idkey.h"
-#include "wire.h"
 
 typedef struct {
     bool    have_old;
     int64_t old_ms, delay_ms;
 } s4_player_t;
+
+/* Encodes env and sends it as [gate identity][envelope], a batch of one,
+ * without blocking. */
+static void send_envelope(void *router, const uint8_t *id, size_t idn, const ts_env_t *env)
+{
+    uint8_t buf[TS_ENV_MAX];
+    size_t n = ts_env_encode(env, buf, sizeof buf);
+    if (n > 0 && zmq_send(router, id, idn, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
+        zmq_send(router, buf, n, ZMQ_DONTWAIT);
+}
 
 static int64_t now_ms(void) { return ts_clock_real_us() / 1000; }
 
@@ -43,7 +52,7 @@ static void on_envelope(zhashx_t *players, void *router, const uint8_t *id, size
 {
     if (env->kind == TS_ENV_PING) {
         ts_env_t pong = { .kind = TS_ENV_PONG, .seq = env->seq };
-        scene_send_envelope(router, id, idn, &pong);
+        send_envelope(router, id, idn, &pong);
         return;
     }
     if (env->kind != TS_ENV_SYNC && env->kind != TS_ENV_SYNC_ACK)
@@ -64,7 +73,7 @@ static void on_envelope(zhashx_t *players, void *router, const uint8_t *id, size
     p->have_old = false;
     ts_env_t r = { .kind = TS_ENV_SYNC_RESULT, .conn = env->conn, .player_id = env->player_id, .seq = env->seq,
                    .rtt = 2 * temp * 1000, .srtt = 2 * p->delay_ms * 1000 };
-    scene_send_envelope(router, id, idn, &r);
+    send_envelope(router, id, idn, &r);
 }
 
 static void free_player(void **item)

@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "envelope.h"
 #include "row.h"
 
 #define SCENE_EP_WORKER  "inproc://ts-worker-%d"
@@ -33,16 +32,6 @@ typedef struct {
     int         found;      /* 0: no row, start afresh */
     scene_row_t row;
 } scene_load_t;
-
-/* Encodes env and sends it as [gate identity][envelope]: a batch of one
- * towards a gate (bench/s4scene answers this way), without blocking. False
- * when it could not be sent. */
-static inline bool scene_send_envelope(void *sock, const uint8_t *id, size_t idn, const ts_env_t *env)
-{
-    uint8_t buf[TS_ENV_MAX];
-    size_t n = ts_env_encode(env, buf, sizeof buf);
-    return n > 0 && zmq_send(sock, id, idn, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0 && zmq_send(sock, buf, n, ZMQ_DONTWAIT) >= 0;
-}
 
 /* Reads one command from an actor's pipe: true for "$TERM" (or a broken
  * pipe), when the actor is to stop. */
