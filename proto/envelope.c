@@ -100,15 +100,6 @@ static int decode_array(const msgpack_object *obj, ts_env_t *e)
     return ok ? 0 : -1;
 }
 
-int ts_env_decode_with(ts_decoder_t *dec, const uint8_t *buf, size_t len, ts_env_t *out)
-{
-    memset(out, 0, sizeof *out);
-    msgpack_object obj;
-    int rc = ts_pack_one(&dec->zone, buf, len, &obj) ? decode_array(&obj, out) : -1;
-    msgpack_zone_clear(&dec->zone);
-    return rc;
-}
-
 bool ts_env_append(uint8_t *buf, size_t cap, size_t *len, const ts_env_t *env)
 {
     size_t n = *len < cap ? ts_env_encode(env, buf + *len, cap - *len) : 0;
@@ -131,12 +122,12 @@ int ts_env_next(ts_decoder_t *dec, const uint8_t *buf, size_t len, size_t *off, 
 
 int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out)
 {
-    ts_decoder_t dec;
-    if (!msgpack_zone_init(&dec.zone, 1024)) {
-        memset(out, 0, sizeof *out);
+    memset(out, 0, sizeof *out);
+    msgpack_zone zone;
+    if (!msgpack_zone_init(&zone, 1024))
         return -1;
-    }
-    int rc = ts_env_decode_with(&dec, buf, len, out);
-    msgpack_zone_destroy(&dec.zone);
+    msgpack_object obj;
+    int rc = ts_pack_one(&zone, buf, len, &obj) ? decode_array(&obj, out) : -1;
+    msgpack_zone_destroy(&zone);
     return rc;
 }

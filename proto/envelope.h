@@ -40,8 +40,6 @@ size_t ts_env_encode(const ts_env_t *env, uint8_t *buf, size_t cap);
 
 /* Returns 0, or -1 for anything that is not one well-formed envelope. */
 int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out);
-/* The same, unpacking into dec's reused zone (no allocation per message). */
-int ts_env_decode_with(ts_decoder_t *dec, const uint8_t *buf, size_t len, ts_env_t *out);
 
 /* A frame between gate and scene is a batch: one or more envelopes back to
  * back, at most TS_ENV_BATCH_MAX bytes (a lone envelope is a batch of one).
