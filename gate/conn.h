@@ -77,8 +77,9 @@ int64_t gate_conn_close_deadline(const gate_conn_t *self);
 
 /* Exchanges, a slot per seq.
  * - begin records a SYNC whose envelope is on its way to the scene, at
- *   monotonic time now (false: no free slot); inflight tells whether seq still awaits its SYNC_REPLY;
- *   cancel frees it (its envelope never left), with *udp telling how it came.
+ *   monotonic time now (false: no free slot); inflight tells whether seq
+ *   still awaits its SYNC_REPLY; cancel frees it (its envelope never
+ *   left), with *udp telling how it came.
  * - send_sync_reply (above) keeps the monotonic t3.
  * - ack returns the monotonic t6 - t3 of seq's SYNC_REPLY, and the slot then
  *   awaits its SYNC_RESULT until deadline_us; or -1 when seq matches no

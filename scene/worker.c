@@ -2,10 +2,11 @@
  *
  * A player who shows up is created at once and its stored row is asked of
  * the writer; SYNCs are taken meanwhile (they need no history, and the
- * gate has answered them), while SYNC_ACKs wait (up to DEFER_MAX) until the row is in, so smoothing always
- * continues from the stored values. Dirty rows leave for the writer, and
- * replies for the gates in batches (one per gate), each time the inbox runs
- * dry: under load in large batches, when idle at once. */
+ * gate has answered them), while SYNC_ACKs wait (up to DEFER_MAX) until the
+ * row is in, so smoothing always continues from the stored values. Dirty
+ * rows leave for the writer, and replies for the gates in batches (one per
+ * gate), each time the inbox runs dry: under load in large batches, when
+ * idle at once. */
 #include "worker.h"
 
 #include <czmq.h>
@@ -276,8 +277,8 @@ static bool read_inbox(state_t *st, void *inbox)
             more = zmq_msg_more(&st->body);
             size_t bn = zmq_msg_size(&st->body);
             const uint8_t *p = zmq_msg_data(&st->body);
-            for (size_t off = 0; gn > 0 && gn <= GATE_ID_MAX && !more && bn % sizeof(ts_env_t) == 0 && off < bn;
-                 off += sizeof(ts_env_t)) {
+            bool whole = gn > 0 && gn <= GATE_ID_MAX && !more && bn % sizeof(ts_env_t) == 0;
+            for (size_t off = 0; whole && off < bn; off += sizeof(ts_env_t)) {
                 ts_env_t env;   /* copied out: the message's bytes need not be aligned */
                 memcpy(&env, p + off, sizeof env);
                 on_envelope(st, gate, (size_t) gn, &env);
