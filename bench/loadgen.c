@@ -17,6 +17,9 @@
  *                 seconds (the concurrency benchmark reads RSS meanwhile).
  *   --sources A,B source addresses to spread connections over (127.0.0.x),
  *                 since one address has ~28k ephemeral ports.
+ *   --percentiles FILE  writes t3 - t2 at percentiles from 0 to 99.99
+ *                 (one "percentile 1/(1-p) microseconds" line each), for
+ *                 a latency-by-percentile plot.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,6 +57,7 @@ static const ts_setting_t settings[] = {
     { "sources", TS_SET_STR, "127.0.0.1", "source addresses, comma-separated", 0, 0 },
     { "exchanges", TS_SET_INT, "0", "stop after this many exchanges (or frames back with --echo); 0: by time", 0, 1L << 40 },
     { "json", TS_SET_BOOL, "false", "summary as JSON", 0, 0 },
+    { "percentiles", TS_SET_STR, "", "write t3-t2 by percentile to this file", 0, 0 },
 };
 
 typedef struct {
@@ -259,6 +263,20 @@ static double pct_inside(const lg_t *g, double p)
     return INSIDE_MAX;
 }
 
+/* t3 - t2 at percentiles that crowd toward the tail: 1 - p halves each
+ * step, from the median to 99.99. */
+static int write_percentiles(const lg_t *g, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# percentile 1/(1-p) t3-t2_us\n");
+    for (double tail = 0.5; tail >= 1e-4 * 0.999; tail /= 2)
+        fprintf(f, "%.4f %.0f %.0f\n", 100 * (1 - tail), 1 / tail, pct_inside(g, 100 * (1 - tail)));
+    fprintf(f, "99.9900 10000 %.0f\n", pct_inside(g, 99.99));
+    return fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     ts_config_t *cfg = ts_config_new("ticksync-loadgen", "[options]", "Load for the ticksync benchmarks.", settings,
@@ -349,6 +367,9 @@ int main(int argc, char **argv)
                pct_inside(&g, 99), pct_inside(&g, 99.9), (unsigned long long) g.errors);
     }
     json_decref(out);
+    const char *pfile = ts_config_str(cfg, "percentiles");
+    if (*pfile && write_percentiles(&g, pfile) < 0)
+        fprintf(stderr, "ticksync-loadgen: %s: %s\n", pfile, strerror(errno));
     for (int i = 0; i < g.n; i++) {
         close(g.c[i].fd);
         ts_framer_destroy(&g.c[i].framer);

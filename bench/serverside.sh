@@ -8,6 +8,8 @@
 # bot players, idle and at half the maximum exchange rate (loadgen's
 # players alongside).
 #   PLAYERS (200) bot players, SECS (10) per run, CONNS (400) load connections.
+# Plot: bench/plots/serverside.png, the error's percentiles for the four
+# runs (data bench/plots/serverside.csv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -17,6 +19,8 @@ start_stack
 max=$(loadgen --target "127.0.0.1:$BASE" --conns "$conns" --window 4 --duration-s "$secs" --json --first-player 5000000 |
       sed -n 's/.*"exchanges_per_s": *\([0-9.]*\).*/\1/p' | cut -d. -f1)
 half=$((max / 2))
+csv=bench/plots/serverside.csv
+echo "# run p50_us p90_us p99_us max_us" >"$csv"
 echo "maximum: $max exchanges/s; half load: $half/s"
 stop_stack
 
@@ -30,9 +34,10 @@ start_s4() {
 }
 
 # one bot run, with load/s of loadgen exchanges alongside; prints the bot's
-# server rtt error line and the rate the load generator held
+# server rtt error line and the rate the load generator held, and adds the
+# error's percentiles to the plot's data as row LABEL
 measure() {
-  local load=$1 lg=
+  local load=$1 label=$2 lg=
   if [ "$load" -gt 0 ]; then
     loadgen --target "127.0.0.1:$BASE" --conns "$conns" --rate "$load" --duration-s $((secs + 4)) \
       --first-player 5000000 --json >"$WORK/lg.json" &
@@ -43,6 +48,7 @@ measure() {
     --down-ms 5-30 --jitter uniform --jitter-ms 1 --udp=false --json --quiet >"$WORK/bot.json"
   [ -n "$lg" ] && wait "$lg"
   jq -r '.server_rtt_error_us | "p50 \(.p50 | floor) us, p90 \(.p90 | floor) us, p99 \(.p99 | floor) us, max \(.max | floor) us (\(.n) exchanges)"' "$WORK/bot.json"
+  jq -r --arg run "$label" '.server_rtt_error_us | "\($run) \(.p50) \(.p90) \(.p99) \(.max)"' "$WORK/bot.json" >>"$csv"
   [ -n "$lg" ] && jq -r '"    load held: \(.exchanges_per_s | floor)/s"' "$WORK/lg.json" || true
 }
 
@@ -50,7 +56,24 @@ for way in ticksync s4; do
   if [ $way = ticksync ]; then start_stack; else start_s4; fi
   for load in 0 "$half"; do
     echo -n "$way, load $load/s: server rtt error "
-    measure "$load"
+    if [ "$load" -gt 0 ]; then label="$way,half-load"; else label="$way,idle"; fi
+    measure "$load" "$label"
   done
   stop_stack
 done
+gnuplot <<PLOT
+set terminal png size 1000,500
+set output "bench/plots/serverside.png"
+set title "server-measured rtt: error against the bot's injected delays ($players players; half load = $half/s; $(date -u +%F))"
+set ylabel "error (microseconds)"
+set logscale y
+set yrange [1:*]
+set grid ytics
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key top left
+plot "$csv" using 2:xtic(1) title "p50", "" using 3 title "p90", "" using 4 title "p99", "" using 5 title "max", \
+     100 with lines dashtype 2 lc rgb "black" title "target: p99 <= 100 us at half load"
+PLOT
+echo "plot: bench/plots/serverside.png"
