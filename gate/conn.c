@@ -41,7 +41,8 @@ struct gate_conn_t {
     size_t            unstamped[GATE_CONN_SLOTS];   /* corked SYNC_REPLYs: where each ends in out */
     int               nunstamped;
     bool              pending;     /* on the gate's ready list: input left unread */
-    slot_t            slots[GATE_CONN_SLOTS];
+    slot_t            slots[GATE_CONN_SLOTS];   /* an exchange sits at its seq's home slot when it can */
+    int               away;        /* exchanges in a slot not their seq's home */
     int               udp_fd;      /* the gate's UDP socket (borrowed), -1: UDP off */
     uint8_t           udp_key[TS_UDP_KEY_LEN];
     struct sockaddr_storage peer, udp_peer;
@@ -173,9 +174,41 @@ int gate_conn_send(gate_conn_t *self, const ts_msg_t *msg)
     return send_encoded(self, msg);
 }
 
+/* Exchange slots are direct-mapped: seq's home is slot seq % SLOTS, and a
+ * client counting its seqs up finds every exchange there. A seq whose home
+ * is taken goes to another slot and counts as away; while none is away,
+ * the home slot alone answers where a seq is. */
+static slot_t *home_slot(gate_conn_t *self, uint64_t seq)
+{
+    return &self->slots[seq % GATE_CONN_SLOTS];
+}
+
+static bool is_away(gate_conn_t *self, const slot_t *s)
+{
+    return s != home_slot(self, s->seq);
+}
+
+static void slot_free(gate_conn_t *self, slot_t *s)
+{
+    if (s->state != SLOT_FREE && is_away(self, s))
+        self->away--;
+    s->state = SLOT_FREE;
+}
+
+static void slot_take(gate_conn_t *self, slot_t *s, uint64_t seq, bool udp)
+{
+    slot_free(self, s);
+    *s = (slot_t) { .seq = seq, .state = SLOT_INFLIGHT, .udp = udp };
+    if (is_away(self, s))
+        self->away++;
+}
+
 static slot_t *find_slot(gate_conn_t *self, uint64_t seq, slot_state_t state)
 {
-    for (int i = 0; i < GATE_CONN_SLOTS; i++)
+    slot_t *h = home_slot(self, seq);
+    if (h->state == state && h->seq == seq)
+        return h;
+    for (int i = 0; self->away > 0 && i < GATE_CONN_SLOTS; i++)
         if (self->slots[i].state == state && self->slots[i].seq == seq)
             return &self->slots[i];
     return NULL;
@@ -280,6 +313,11 @@ int64_t gate_conn_close_deadline(const gate_conn_t *self) { return self->close_a
 
 bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp, int64_t now)
 {
+    slot_t *h = home_slot(self, seq);
+    if (h->state == SLOT_FREE && self->away == 0) {   /* seq is nowhere else */
+        slot_take(self, h, seq, udp);
+        return true;
+    }
     slot_t *free_slot = NULL, *same = NULL;
     for (int i = 0; i < GATE_CONN_SLOTS; i++) {
         slot_t *s = &self->slots[i];
@@ -293,16 +331,16 @@ bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp, int64_t now
         case SLOT_REPLIED:            /* a reused seq starts over; old ones are lost */
             if (s->when == 0 || (s->seq != seq && now - s->when <= GATE_EXCHANGE_US))
                 continue;             /* (when 0: a corked reply, not yet written) */
-            s->state = SLOT_FREE;
+            slot_free(self, s);
             break;
         case SLOT_ACKED:              /* a result deadline nobody watched */
             if (now - s->when <= GATE_EXCHANGE_US)
                 continue;
-            s->state = SLOT_FREE;
+            slot_free(self, s);
             break;
         }
-        if (!free_slot)
-            free_slot = s;
+        if (!free_slot || s == h)
+            free_slot = s;            /* the home slot, when it is free, else the first */
     }
     if (same)
         free_slot = same;
@@ -315,7 +353,7 @@ bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp, int64_t now
     }
     if (!free_slot)
         return false;
-    *free_slot = (slot_t) { .seq = seq, .state = SLOT_INFLIGHT, .udp = udp };
+    slot_take(self, free_slot, seq, udp);
     return true;
 }
 
@@ -325,18 +363,18 @@ bool gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq)
 }
 
 /* Frees slot s, if there is one, telling how its exchange came. */
-static bool release(slot_t *s, bool *udp)
+static bool release(gate_conn_t *self, slot_t *s, bool *udp)
 {
     if (!s)
         return false;
     *udp = s->udp;
-    s->state = SLOT_FREE;
+    slot_free(self, s);
     return true;
 }
 
 bool gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp)
 {
-    return release(find_slot(self, seq, SLOT_INFLIGHT), udp);
+    return release(self, find_slot(self, seq, SLOT_INFLIGHT), udp);
 }
 
 int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp, int64_t deadline_us)
@@ -346,22 +384,24 @@ int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool 
         return -1;
     int64_t d = t6_us - s->when;
     if (d < 0 || d > GATE_EXCHANGE_US) {
-        s->state = SLOT_FREE;
+        slot_free(self, s);
         return -1;
     }
-    *s = (slot_t) { .seq = seq, .when = deadline_us, .state = SLOT_ACKED, .udp = udp };
+    s->when = deadline_us;
+    s->state = SLOT_ACKED;
+    s->udp = udp;
     return d;
 }
 
 bool gate_conn_sync_result(gate_conn_t *self, uint64_t seq, bool *udp)
 {
-    return release(find_slot(self, seq, SLOT_ACKED), udp);
+    return release(self, find_slot(self, seq, SLOT_ACKED), udp);
 }
 
 bool gate_conn_sync_result_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool *udp)
 {
     slot_t *s = find_slot(self, seq, SLOT_ACKED);
-    return s && s->when == deadline_us && release(s, udp);
+    return s && s->when == deadline_us && release(self, s, udp);
 }
 
 /* ---- UDP ------------------------------------------------------------------ */

@@ -189,6 +189,30 @@ Test(conn, a_cancelled_sync_frees_its_slot, .init = setup, .fini = teardown)
     cr_assert(gate_conn_sync_begin(c, 100, false, ts_clock_mono_us()), "its slot is free again");
 }
 
+Test(conn, seqs_that_share_a_home_slot_are_all_found, .init = setup, .fini = teardown)
+{
+    gate_conn_welcome(c, 7, 42);
+    /* 5, 5 + SLOTS and 5 + 2 * SLOTS share a home slot; 6 then finds its
+     * own home taken by one of them */
+    const uint64_t seqs[] = { 5, 5 + GATE_CONN_SLOTS, 5 + 2 * GATE_CONN_SLOTS, 6, 1ULL << 63 };
+    const size_t n = sizeof seqs / sizeof seqs[0];
+    for (size_t i = 0; i < n; i++)
+        cr_assert(gate_conn_sync_begin(c, seqs[i], false, ts_clock_mono_us()));
+    for (size_t i = 0; i < n; i++)
+        cr_assert(gate_conn_sync_inflight(c, seqs[i]), "seq %llu", (unsigned long long) seqs[i]);
+    bool udp;
+    cr_assert(gate_conn_sync_cancel(c, 5, &udp), "the one at home leaves");
+    cr_assert(gate_conn_sync_inflight(c, 5 + GATE_CONN_SLOTS), "the ones away are still found");
+    cr_assert(gate_conn_sync_inflight(c, 5 + 2 * GATE_CONN_SLOTS));
+    cr_assert_not(gate_conn_sync_inflight(c, 5));
+    cr_assert(gate_conn_sync_begin(c, 5 + GATE_CONN_SLOTS, false, ts_clock_mono_us()), "a repeated SYNC");
+    for (size_t i = 1; i < n; i++)
+        cr_assert(gate_conn_sync_cancel(c, seqs[i], &udp), "seq %llu", (unsigned long long) seqs[i]);
+    cr_assert_not(gate_conn_sync_cancel(c, 5 + GATE_CONN_SLOTS, &udp), "a repeated SYNC holds one slot");
+    for (uint64_t seq = 1; seq <= GATE_CONN_SLOTS; seq++)
+        cr_assert(gate_conn_sync_begin(c, seq, false, ts_clock_mono_us()), "every slot is free again");
+}
+
 Test(conn, the_bucket_allows_the_rate, .init = setup, .fini = teardown)
 {
     int64_t now = ts_clock_mono_us();
