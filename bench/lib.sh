@@ -22,7 +22,22 @@ start_stack() {   # more gate flags
   wait_http $((BASE + 12))
 }
 
+# More gates on the same scene, as the concurrency benchmark needs when one
+# process may not hold every connection: gate k listens on BASE + 30 + k,
+# its metrics on BASE + 60 + k; their pids in MORE_GATES.
+MORE_GATES=()
+start_more_gates() {   # count
+  for k in $(seq 1 "$1"); do
+    "$BUILD/gate/ticksync-gate" --listen "127.0.0.1:$((BASE + 30 + k))" --scenes "tcp://127.0.0.1:$((BASE + 10))" \
+      --metrics "127.0.0.1:$((BASE + 60 + k))" --sync-rate 1000000 --log-level warn 2>>"$WORK/gate.log" &
+    MORE_GATES+=($!)
+    wait_http $((BASE + 60 + k))
+  done
+}
+
 stop_stack() {
+  for pid in "${MORE_GATES[@]}"; do kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+  MORE_GATES=()
   [ -n "$GATE_PID" ] && kill -TERM "$GATE_PID" 2>/dev/null && wait "$GATE_PID" 2>/dev/null || true
   [ -n "$SCENE_PID" ] && kill -TERM "$SCENE_PID" 2>/dev/null && wait "$SCENE_PID" 2>/dev/null || true
   GATE_PID= SCENE_PID=

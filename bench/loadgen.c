@@ -198,6 +198,10 @@ static void on_readable(lg_t *g, int i)
             if (rc == TS_FRAME_READY)
                 on_frame(g, i, body, len);
         }
+    } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        g->errors++;   /* the gate closed it: out of the loop, or it would spin */
+        epoll_ctl(g->ep, EPOLL_CTL_DEL, c->fd, NULL);
+        return;
     }
     flush_out(c);
 }
@@ -225,6 +229,10 @@ static int open_conns(lg_t *g, const ts_config_t *cfg)
         struct sockaddr_in from = { .sin_family = AF_INET, .sin_addr = src[i % (nsrc ? nsrc : 1)] };
         int one = 1;
         setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        /* the port is chosen by connect, for the whole address pair: bind
+         * alone would want one no socket of the address holds, and search
+         * past every one a run before left in TIME_WAIT */
+        setsockopt(c->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
         if (c->fd < 0 || (nsrc && bind(c->fd, (struct sockaddr *) &from, sizeof from) < 0)
             || connect(c->fd, (struct sockaddr *) &target, tlen) < 0) {
             fprintf(stderr, "ticksync-loadgen: connection %d: %s\n", i, strerror(errno));
