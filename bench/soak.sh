@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
 # bench/soak.sh - the soak: PLAYERS (10k) connected players exchanging at
-# RATE in all (half the maximum, measured first unless given) for MINUTES
+# RATE in all (half the maximum of PLAYERS connections with one exchange in
+# flight each, measured first unless given) for MINUTES
 # (30). Every 10 s it records the RSS and open fds of gate and scene, then
 # plots them to bench/plots/soak.png and says whether they stayed flat
 # (last third against the first third after warm-up, within 10%). The
 # scene's RSS is also split into anonymous memory (heap, stacks) and file
 # pages (the binary, libraries, SQLite's -shm), next to SQLite's own heap.
+# bench/stallprobe runs alongside and marks the moments the whole machine
+# stalled (bench/plots/soak-stalls.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 players=${PLAYERS:-10000} minutes=${MINUTES:-30}
 echo "machine: $(machine)"
 start_stack
-rate=${RATE:-}
+rate=${RATE:-} max=
 if [ -z "$rate" ]; then
-  max=$(loadgen --target "127.0.0.1:$BASE" --conns 400 --window 4 --duration-s 10 --json --first-player 5000000 |
-        sed -n 's/.*"exchanges_per_s": *\([0-9.]*\).*/\1/p' | cut -d. -f1)
+  # the maximum of the soak's own shape: PLAYERS connections, one
+  # exchange in flight each (400 x 4 reaches twice as far, and half of
+  # that saturates these connections)
+  max=$(loadgen --target "127.0.0.1:$BASE" --conns "$players" --window 1 --duration-s 10 --json --first-player 5000000 \
+        --sources "$(seq -s, -f '127.0.0.%g' 1 4)" | sed -n 's/.*"exchanges_per_s": *\([0-9.]*\).*/\1/p' | cut -d. -f1)
   rate=$((max / 2))
 fi
-echo "soak: $players players, $rate exchanges/s in all, $minutes minutes"
+echo "soak: $players players, $rate exchanges/s in all (maximum ${max:-not measured}/s), $minutes minutes"
+# beside it, a process that only sleeps: its late wake-ups are stalls of
+# the whole machine, not of gate or scene (bench/plots/soak-stalls.txt)
+stalls=bench/plots/soak-stalls.txt
+"$BUILD/bench/ticksync-stallprobe" $((minutes * 60)) >"$stalls" 2>"$WORK/stalls.err" &
+probe=$!
 loadgen --target "127.0.0.1:$BASE" --conns "$players" --rate "$rate" --duration-s $((minutes * 60)) --warmup-s 0 \
   --sources "$(seq -s, -f '127.0.0.%g' 1 4)" >"$WORK/lg.out" &
 lg=$!
@@ -33,6 +44,9 @@ while kill -0 $lg 2>/dev/null; do
   sleep 10
 done
 cat "$WORK/lg.out"
+wait $probe || true
+cat "$WORK/stalls.err"
+sort -k2 -n -r "$stalls" | head -5 | awk 'NR == 1 {printf "longest machine stalls (s: ms):"} {printf " %s: %s", $1, $2} END {if (NR) print ""}'
 stop_stack
 gnuplot <<PLOT
 set terminal png size 1100,500
@@ -47,7 +61,8 @@ set y2range [0:*]
 set grid
 plot "$csv" using 1:(\$2/1024) with lines title "gate RSS", "$csv" using 1:(\$3/1024) with lines title "scene RSS", \
      "$csv" using 1:(\$6/1024) with lines dashtype 3 title "scene heap (anon)", \
-     "$csv" using 1:4 axes x1y2 with lines dashtype 2 title "gate fds", "$csv" using 1:5 axes x1y2 with lines dashtype 2 title "scene fds"
+     "$csv" using 1:4 axes x1y2 with lines dashtype 2 title "gate fds", "$csv" using 1:5 axes x1y2 with lines dashtype 2 title "scene fds", \
+     "$stalls" using 1:(1) with points pt 9 ps 1.5 lc rgb "red" title "machine stalls (a sleeping process woken > 50 ms late)"
 PLOT
 awk 'NR > 1 { n++; t[n] = $0 } END {
   a = int(n / 3); split(t[a > 0 ? a : 1], f); split(t[n], l)
