@@ -17,7 +17,7 @@
  *                 seconds (the concurrency benchmark reads RSS meanwhile).
  *   --sources A,B source addresses to spread connections over (127.0.0.x),
  *                 since one address has ~28k ephemeral ports.
- *   --percentiles FILE  writes t3 - t2 at percentiles from 0 to 99.99
+ *   --percentiles FILE  writes t3 - t2 at percentiles from the median to 99.99
  *                 (one "percentile 1/(1-p) microseconds" line each), for
  *                 a latency-by-percentile plot.
  */
