@@ -338,6 +338,17 @@ void e2e_sleep_us(int64_t us)
 
 /* One exchange with user-space delays: up before each client->gate message,
  * down before the client reads SYNC_REPLY's t4, turnaround between t4 and t5. */
+static int64_t last_applied;
+
+int64_t e2e_last_applied_us(void) { return last_applied; }
+
+static int64_t real_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 int64_t e2e_exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t turnaround)
 {
     msgpack_unpacked m;
@@ -350,11 +361,13 @@ int64_t e2e_exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t tur
     cr_assert_eq(e2e_int(&m, 1), (int64_t) seq);
     cr_assert_eq(e2e_int(&m, 2), t1);
     cr_assert_geq(e2e_int(&m, 4), e2e_int(&m, 3), "t3 >= t2");
+    int64_t t3 = e2e_int(&m, 4);
     e2e_sleep_us(down);
     int64_t t4 = e2e_mono_us();
     e2e_sleep_us(turnaround);
     int64_t t5 = e2e_mono_us();
     e2e_sleep_us(up);
+    last_applied = (real_us() - t3) - (t5 - t4);
     e2e_send(fd, "uuiiii", (uint64_t) 18, seq, t4, t5, (int64_t) (up + down), (int64_t) 0);
     cr_assert(e2e_recv(fd, &m, 2000));
     cr_assert_eq(e2e_int(&m, 0), 19);

@@ -78,6 +78,11 @@ void e2e_sleep_us(int64_t us);
  * down before the client reads SYNC_REPLY's t4, turnaround between t4 and
  * t5. Asserts the replies' shape; returns SYNC_RESULT's rtt. */
 int64_t e2e_exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t turnaround);
+/* The round trip the last e2e_exchange really gave the server to measure:
+ * from SYNC_REPLY's t3 to the SYNC_ACK's send (one host, one real-time
+ * clock), less the turnaround t5 - t4. At least up + down; more when this
+ * machine ran the test late, which the server then rightly measures too. */
+int64_t e2e_last_applied_us(void);
 /* One column of a player's row in the SQLite file, INT64_MIN without a row. */
 int64_t e2e_db_value(const char *db, uint64_t player, const char *column);
 /* Reads the next message and asserts it is ERROR code with seq. */
