@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,8 +31,14 @@ int64_t e2e_mono_us(void)
 /* Starts argv; its stderr goes to log (appended) when not NULL. */
 static pid_t spawn(const char *const argv[], const char *log)
 {
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* it dies with the test: a test that ends early (a failed check in
+         * its fini, a timeout) must not leave a gate or scene running, and
+         * holding ctest's output pipe open, which ctest waits on */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+            _exit(127);
         int fd = log ? open(log, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
         if (fd >= 0) {
             dup2(fd, 2);
