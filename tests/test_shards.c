@@ -116,13 +116,21 @@ static void count_unsent(void *arg, const ts_env_t *env)
     seqs[seqs[0]++ + 1] = env->seq;
 }
 
-Test(shards, a_batch_lingers_for_company_until_it_is_due)
+/* A shard on a port nobody listens on, whose unsent envelopes' seqs go to
+ * seqs (seqs[0] counts them). */
+static gate_shards_t *unreachable(uint64_t *seqs)
 {
     char err[256];
     gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1", NULL, NULL, ts_clock_mono_us(), err);
     cr_assert_not_null(s, "%s", err);
-    uint64_t seqs[8] = { 0 };
     gate_shards_on_unsent(s, count_unsent, seqs);
+    return s;
+}
+
+Test(shards, a_batch_lingers_for_company_until_it_is_due)
+{
+    uint64_t seqs[8] = { 0 };
+    gate_shards_t *s = unreachable(seqs);
     gate_shards_set_linger(s, 500);
     int64_t before = ts_clock_mono_us();
     gate_shards_send(s, 0, &(ts_env_t) { .kind = TS_ENV_PING, .seq = 1 });
@@ -140,11 +148,8 @@ Test(shards, a_batch_lingers_for_company_until_it_is_due)
 
 Test(shards, a_batch_no_shard_takes_is_handed_back_envelope_by_envelope)
 {
-    char err[256];
-    gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1", NULL, NULL, ts_clock_mono_us(), err);
-    cr_assert_not_null(s, "%s", err);
     uint64_t seqs[8] = { 0 };
-    gate_shards_on_unsent(s, count_unsent, seqs);
+    gate_shards_t *s = unreachable(seqs);
     for (uint64_t q = 1; q <= 3; q++)
         cr_assert_eq(gate_shards_send(s, 0, &(ts_env_t) { .kind = TS_ENV_SYNC, .conn = 1, .player_id = 9, .seq = q }), 0);
     cr_assert_eq(gate_shards_flush(s, INT64_MAX), 3, "nothing listens there: with ZMQ_IMMEDIATE the batch is refused");
