@@ -9,6 +9,18 @@ GATE_PID= SCENE_PID= ECHO_PID=
 
 wait_http() { for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.1; done; return 1; }
 
+# A gate (under GATE_WRAP) on the scene at BASE + 10, listening on PORT,
+# its metrics on METRICS_PORT, with more flags; its pid in STARTED once its
+# /healthz answers.
+start_gate() {   # PORT METRICS_PORT [flags]
+  local port=$1 metrics=$2
+  shift 2
+  ${GATE_WRAP:-} "$BUILD/gate/ticksync-gate" --listen "127.0.0.1:$port" --scenes "tcp://127.0.0.1:$((BASE + 10))" \
+    --metrics "127.0.0.1:$metrics" --sync-rate 1000000 --log-level warn "$@" 2>>"$WORK/gate.log" &
+  STARTED=$!
+  wait_http "$metrics"
+}
+
 start_stack() {   # more gate flags
   ulimit -n "$(ulimit -Hn)"
   rm -f "$WORK"/scene.db*
@@ -16,10 +28,8 @@ start_stack() {   # more gate flags
     --db "$WORK/scene.db" --log-level warn ${SCENE_FLAGS:-} 2>>"$WORK/scene.log" &
   SCENE_PID=$!
   wait_http $((BASE + 11))
-  ${GATE_WRAP:-} "$BUILD/gate/ticksync-gate" --listen "127.0.0.1:$BASE" --scenes "tcp://127.0.0.1:$((BASE + 10))" \
-    --metrics "127.0.0.1:$((BASE + 12))" --sync-rate 1000000 --log-level warn "$@" 2>>"$WORK/gate.log" &
-  GATE_PID=$!
-  wait_http $((BASE + 12))
+  start_gate "$BASE" $((BASE + 12)) "$@"
+  GATE_PID=$STARTED
 }
 
 # More gates on the same scene, as the concurrency benchmark needs when one
@@ -28,10 +38,8 @@ start_stack() {   # more gate flags
 MORE_GATES=()
 start_more_gates() {   # count
   for k in $(seq 1 "$1"); do
-    "$BUILD/gate/ticksync-gate" --listen "127.0.0.1:$((BASE + 30 + k))" --scenes "tcp://127.0.0.1:$((BASE + 10))" \
-      --metrics "127.0.0.1:$((BASE + 60 + k))" --sync-rate 1000000 --log-level warn 2>>"$WORK/gate.log" &
-    MORE_GATES+=($!)
-    wait_http $((BASE + 60 + k))
+    start_gate $((BASE + 30 + k)) $((BASE + 60 + k))
+    MORE_GATES+=("$STARTED")
   done
 }
 

@@ -27,10 +27,8 @@ stop_stack
 start_s4() {
   "$BUILD/bench/ticksync-s4scene" "tcp://127.0.0.1:$((BASE + 10))" &
   SCENE_PID=$!
-  "$BUILD/gate/ticksync-gate" --listen "127.0.0.1:$BASE" --scenes "tcp://127.0.0.1:$((BASE + 10))" \
-    --metrics "127.0.0.1:$((BASE + 12))" --sync-rate 1000000 --log-level warn 2>>"$WORK/gate.log" &
-  GATE_PID=$!
-  wait_http $((BASE + 12))
+  start_gate "$BASE" $((BASE + 12))
+  GATE_PID=$STARTED
 }
 
 # one bot run, with load/s of loadgen exchanges alongside; prints the bot's
