@@ -44,7 +44,7 @@ struct gate_conn_t {
     slot_t            slots[GATE_CONN_SLOTS];   /* an exchange sits at its seq's home slot when it can */
     int               away;        /* exchanges in a slot not their seq's home */
     int               udp_fd;      /* the gate's UDP socket (borrowed), -1: UDP off */
-    uint8_t           udp_key[TS_UDP_KEY_LEN];
+    uint8_t           udp_key[TS_UDP_KEY_BYTES];
     struct sockaddr_storage peer, udp_peer;
     socklen_t         udp_peer_len;
 };
@@ -406,10 +406,10 @@ bool gate_conn_sync_result_expire(gate_conn_t *self, uint64_t seq, int64_t deadl
 
 /* ---- UDP ------------------------------------------------------------------ */
 
-void gate_conn_enable_udp(gate_conn_t *self, int udp_fd, const uint8_t key[TS_UDP_KEY_LEN])
+void gate_conn_enable_udp(gate_conn_t *self, int udp_fd, const uint8_t key[TS_UDP_KEY_BYTES])
 {
     self->udp_fd = udp_fd;
-    memcpy(self->udp_key, key, TS_UDP_KEY_LEN);
+    memcpy(self->udp_key, key, TS_UDP_KEY_BYTES);
 }
 
 bool gate_conn_udp_enabled(const gate_conn_t *self)

@@ -102,7 +102,7 @@ bool    gate_conn_sync_result_expire(gate_conn_t *self, uint64_t seq, int64_t de
  * where replies go. An exchange begun with udp replies over UDP: SYNC_REPLY
  * (see send_sync_reply), and SYNC_RESULT when sync_result says its ACK came
  * over UDP. send_udp never fails the connection: UDP may drop. */
-void gate_conn_enable_udp(gate_conn_t *self, int udp_fd, const uint8_t key[TS_UDP_KEY_LEN]);
+void gate_conn_enable_udp(gate_conn_t *self, int udp_fd, const uint8_t key[TS_UDP_KEY_BYTES]);
 bool gate_conn_udp_enabled(const gate_conn_t *self);
 bool gate_conn_udp_check(const gate_conn_t *self, const uint8_t *msg, size_t len, const uint8_t *tag);
 bool gate_conn_same_host(const gate_conn_t *self, const struct sockaddr_storage *from);

@@ -15,7 +15,7 @@
 #define TS_TOKEN_BYTES      40   /* expiry (8) + HMAC-SHA256 (32) */
 #define TS_TOKEN_KEEP       64   /* token bytes kept by the decoder */
 #define TS_TEXT_MAX         256  /* ERROR message / BYE reason, NUL included */
-#define TS_UDP_KEY_BYTES    16
+#define TS_UDP_KEY_BYTES    16   /* WELCOME's udp_key: a SipHash-2-4 key (udptag.h) */
 
 typedef enum {
     TS_HELLO       = 1,

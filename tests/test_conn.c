@@ -225,7 +225,7 @@ Test(conn, the_bucket_allows_the_rate, .init = setup, .fini = teardown)
 
 Test(conn, udp_needs_the_key_and_the_same_host, .init = setup, .fini = teardown)
 {
-    uint8_t key[TS_UDP_KEY_LEN] = { 1, 2, 3 }, tag[8], dgram[64];
+    uint8_t key[TS_UDP_KEY_BYTES] = { 1, 2, 3 }, tag[8], dgram[64];
     const uint8_t msg[] = { 0x93, 0x10, 0x01, 0x00 };
     cr_assert_not(gate_conn_udp_enabled(c), "not before WELCOME");
     gate_conn_welcome(c, 7, 42);

@@ -15,7 +15,7 @@ static gate_conntab_t *t;
 static gate_conn_t *c;
 static int listener, client;
 static ts_decoder_t *dec;
-static uint8_t key[TS_UDP_KEY_LEN] = { 9, 8, 7 };
+static uint8_t key[TS_UDP_KEY_BYTES] = { 9, 8, 7 };
 
 /* A real TCP connection on loopback, so the connection has a peer host. */
 static void setup(void)

@@ -1,4 +1,4 @@
-/* lib/udptag.c - see udptag.h. */
+/* lib/ticksync/udptag.c - see udptag.h. */
 #include "udptag.h"
 
 #include <sodium.h>
@@ -7,9 +7,9 @@
 #include "datagram.h"
 
 _Static_assert(crypto_shorthash_BYTES == TS_DGRAM_TAG, "SipHash-2-4 tags are 8 bytes");
-_Static_assert(crypto_shorthash_KEYBYTES == TS_UDP_KEY_LEN, "udp_key is 16 bytes");
+_Static_assert(crypto_shorthash_KEYBYTES == TS_UDP_KEY_BYTES, "udp_key is 16 bytes");
 
-size_t ts_udptag_wrap(uint64_t session_id, const uint8_t key[TS_UDP_KEY_LEN], const uint8_t *msg, size_t len,
+size_t ts_udptag_wrap(uint64_t session_id, const uint8_t key[TS_UDP_KEY_BYTES], const uint8_t *msg, size_t len,
                       uint8_t *out, size_t cap)
 {
     size_t total = TS_DGRAM_HEADER + len;
@@ -22,7 +22,7 @@ size_t ts_udptag_wrap(uint64_t session_id, const uint8_t key[TS_UDP_KEY_LEN], co
     return total;
 }
 
-bool ts_udptag_check(const uint8_t key[TS_UDP_KEY_LEN], const uint8_t *msg, size_t len, const uint8_t *tag)
+bool ts_udptag_check(const uint8_t key[TS_UDP_KEY_BYTES], const uint8_t *msg, size_t len, const uint8_t *tag)
 {
     uint8_t want[TS_DGRAM_TAG];
     crypto_shorthash(want, msg, len, key);

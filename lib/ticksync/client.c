@@ -1,4 +1,4 @@
-/* lib/client.c - ticksync_client_t of ticksync.h: a session on real
+/* lib/ticksync/client.c - ticksync_client_t of ticksync.h: a session on real
  * sockets. TCP always (HELLO, and exchanges until synced), UDP on the same
  * port once synced when asked for. A lost connection is made again after a
  * backoff (100 ms doubling to 2 s); the clock estimate carries on. */

@@ -1,4 +1,4 @@
-/* lib/session.c - ticksync_session_t of ticksync.h: PROTOCOL.md's client
+/* lib/ticksync/session.c - ticksync_session_t of ticksync.h: PROTOCOL.md's client
  * side over byte buffers. It numbers SYNCs, answers each fresh SYNC_REPLY
  * with a SYNC_ACK carrying the client's own estimates, and feeds the
  * estimator. A reply whose seq was never sent, or was answered already, is
@@ -20,7 +20,7 @@ struct ticksync_session_t {
     bool                     has_token;
     uint64_t                 session_id;
     bool                     has_udp_key;
-    uint8_t                  udp_key[TS_UDP_KEY_LEN];
+    uint8_t                  udp_key[TS_UDP_KEY_BYTES];
     uint64_t                 next_seq;       /* of the next SYNC */
     uint64_t                 answered;       /* highest seq whose SYNC_REPLY was used */
     int64_t                  rtt, srtt, rttvar;

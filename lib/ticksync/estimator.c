@@ -1,4 +1,4 @@
-/* lib/estimator.c - ticksync_t, the clock estimator of ticksync.h.
+/* lib/ticksync/estimator.c - ticksync_t, the clock estimator of ticksync.h.
  *
  * Each exchange gives NTP's offset and delay:
  *   delay  = (t4 - t1) - (t3 - t2)
