@@ -27,6 +27,15 @@ static const ts_setting_t settings[] = {
     { "out-cap", TS_SET_INT, "65536", "bytes queued for a client that does not read before it is dropped", 1024, 1 << 26 },
 };
 
+/* /healthz: ok while at least one scene shard answers PINGs. */
+static bool gate_healthy(void *arg, json_t *body)
+{
+    int up = gate_shards_reachable(arg);
+    json_object_set_new(body, "status", json_string(up > 0 ? "ok" : "no shard"));
+    json_object_set_new(body, "shards_up", json_integer(up));
+    return up > 0;
+}
+
 int main(int argc, char **argv)
 {
     ts_config_t *cfg = ts_config_new("ticksync-gate", "[options]",
@@ -79,7 +88,9 @@ int main(int argc, char **argv)
     ts_metrics_t *metrics = ts_metrics_new(TS_METRICS_ONE_WRITER);
     snprintf(err, sizeof err, "out of memory");
     gate_t *gate = log && metrics ? gate_new(&opt, log, metrics, err) : NULL;
-    gate_httpd_t *httpd = gate ? gate_httpd_new(ts_config_str(cfg, "metrics"), gate, metrics, err) : NULL;
+    ts_httpd_options_t ho = { .listen = ts_config_str(cfg, "metrics"), .what = "metrics HTTP", .metrics = metrics,
+                              .max_connections = 64, .health = gate_healthy, .arg = gate };
+    ts_httpd_t *httpd = gate ? ts_httpd_new(&ho, err) : NULL;
     int status = 1;
     if (httpd) {
         ts_log(log, TS_LOG_INFO, "listening", "listen=%s scenes=%s metrics=%s", ts_config_str(cfg, "listen"),
@@ -88,7 +99,7 @@ int main(int argc, char **argv)
     } else {
         fprintf(stderr, "ticksync-gate: %s\n", err);
     }
-    gate_httpd_destroy(&httpd);
+    ts_httpd_destroy(&httpd);
     gate_destroy(&gate);
     ts_metrics_destroy(&metrics);
     ts_log_destroy(&log);

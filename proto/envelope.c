@@ -23,14 +23,6 @@ static int extra_elements(uint64_t kind)
     }
 }
 
-static void pack_opt(msgpack_packer *pk, bool has, int64_t v)
-{
-    if (has)
-        msgpack_pack_int64(pk, v);
-    else
-        msgpack_pack_nil(pk);
-}
-
 size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
 {
     int extra = extra_elements(e->kind);
@@ -53,8 +45,8 @@ size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
         msgpack_pack_int64(&pk, e->t4);
         msgpack_pack_int64(&pk, e->t5);
         msgpack_pack_int64(&pk, e->t6_t3);
-        pack_opt(&pk, e->has_client_rtt, e->client_rtt);
-        pack_opt(&pk, e->has_client_offset, e->client_offset);
+        ts_pack_opt_i64(&pk, e->has_client_rtt, e->client_rtt);
+        ts_pack_opt_i64(&pk, e->has_client_offset, e->client_offset);
         break;
     case TS_ENV_SYNC_RESULT:
         msgpack_pack_int64(&pk, e->rtt);
@@ -63,12 +55,6 @@ size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
         break;
     }
     return fb.overflow ? 0 : fb.len;
-}
-
-static bool get_opt(const msgpack_object *obj, bool *has, int64_t *v)
-{
-    *has = obj->type != MSGPACK_OBJECT_NIL;
-    return !*has || ts_obj_i64(obj, v);
 }
 
 static int decode_array(const msgpack_object *obj, ts_env_t *e)
@@ -90,8 +76,8 @@ static int decode_array(const msgpack_object *obj, ts_env_t *e)
         break;
     case TS_ENV_SYNC_ACK:
         ok = ts_obj_i64(&el[0], &e->t4) && ts_obj_i64(&el[1], &e->t5) && ts_obj_i64(&el[2], &e->t6_t3)
-          && get_opt(&el[3], &e->has_client_rtt, &e->client_rtt)
-          && get_opt(&el[4], &e->has_client_offset, &e->client_offset);
+          && ts_obj_opt_i64(&el[3], &e->has_client_rtt, &e->client_rtt)
+          && ts_obj_opt_i64(&el[4], &e->has_client_offset, &e->client_offset);
         break;
     case TS_ENV_SYNC_RESULT:
         ok = ts_obj_i64(&el[0], &e->rtt) && ts_obj_i64(&el[1], &e->srtt) && ts_obj_i64(&el[2], &e->rttvar);

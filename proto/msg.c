@@ -51,10 +51,7 @@ static bool get_text(const msgpack_object *obj, char *text)
 static bool get_opt_i64(const msgpack_object *el, size_t n, size_t i, bool *has, int64_t *v)
 {
     *has = false;
-    if (i >= n || el[i].type == MSGPACK_OBJECT_NIL)
-        return true;
-    *has = ts_obj_i64(&el[i], v);
-    return *has;
+    return i >= n || ts_obj_opt_i64(&el[i], has, v);
 }
 
 static ts_error_t decode_hello(const msgpack_object *el, ts_hello_t *h)
@@ -174,14 +171,6 @@ static void pack_text(msgpack_packer *pk, const char *text)
     msgpack_pack_str_body(pk, text, n);
 }
 
-static void pack_opt_i64(msgpack_packer *pk, bool has, int64_t v)
-{
-    if (has)
-        msgpack_pack_int64(pk, v);
-    else
-        msgpack_pack_nil(pk);
-}
-
 size_t ts_msg_encode(const ts_msg_t *m, uint8_t *buf, size_t cap)
 {
     ts_fixbuf_t fb = { .buf = buf, .cap = cap };
@@ -236,9 +225,9 @@ size_t ts_msg_encode(const ts_msg_t *m, uint8_t *buf, size_t cap)
         msgpack_pack_int64(&pk, a->t4);
         msgpack_pack_int64(&pk, a->t5);
         if (n >= 5)
-            pack_opt_i64(&pk, a->has_client_rtt, a->client_rtt);
+            ts_pack_opt_i64(&pk, a->has_client_rtt, a->client_rtt);
         if (n >= 6)
-            pack_opt_i64(&pk, a->has_client_offset, a->client_offset);
+            ts_pack_opt_i64(&pk, a->has_client_offset, a->client_offset);
         break;
     }
     case TS_SYNC_RESULT:

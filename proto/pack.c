@@ -24,6 +24,12 @@ bool ts_obj_i64(const msgpack_object *obj, int64_t *out)
     return false;
 }
 
+bool ts_obj_opt_i64(const msgpack_object *obj, bool *has, int64_t *out)
+{
+    *has = obj->type != MSGPACK_OBJECT_NIL;
+    return !*has || ts_obj_i64(obj, out);
+}
+
 /* Big-endian unsigned of n bytes at p. */
 static uint64_t be(const uint8_t *p, size_t n)
 {

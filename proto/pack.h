@@ -57,8 +57,19 @@ static inline int ts_fixbuf_write(void *data, const char *bytes, size_t len)
     return 0;
 }
 
+/* An optional int64: the value when has, else nil. */
+static inline void ts_pack_opt_i64(msgpack_packer *pk, bool has, int64_t v)
+{
+    if (has)
+        msgpack_pack_int64(pk, v);
+    else
+        msgpack_pack_nil(pk);
+}
+
 /* Readers: true when obj has the wanted type and range. */
 bool ts_obj_u64(const msgpack_object *obj, uint64_t *out);
 bool ts_obj_i64(const msgpack_object *obj, int64_t *out);
+/* An optional int64: nil (*has false) or an integer in range (*has true). */
+bool ts_obj_opt_i64(const msgpack_object *obj, bool *has, int64_t *out);
 
 #endif
