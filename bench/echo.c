@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     }
     struct sockaddr_storage addr;
     socklen_t len;
-    char err[TS_ADDR_ERR_LEN];
+    char err[TS_ERR_MAX];
     if (ts_addr_parse(argv[1], &addr, &len, err) < 0) {
         fprintf(stderr, "ticksync-echo: %s\n", err);
         return 2;

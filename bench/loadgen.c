@@ -210,7 +210,7 @@ static int open_conns(lg_t *g, const ts_config_t *cfg)
 {
     struct sockaddr_storage target;
     socklen_t tlen;
-    char err[TS_ADDR_ERR_LEN];
+    char err[TS_ERR_MAX];
     if (ts_addr_parse(ts_config_str(cfg, "target"), &target, &tlen, err) < 0) {
         fprintf(stderr, "ticksync-loadgen: %s\n", err);
         return -1;

@@ -146,7 +146,7 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
 {
     gate_t *g = calloc(1, sizeof *g);
     if (!g) {
-        snprintf(err, 256, "out of memory");
+        snprintf(err, TS_ERR_MAX, "out of memory");
         return NULL;
     }
     g->opt = *opt;
@@ -161,7 +161,7 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     g->ep = epoll_create1(EPOLL_CLOEXEC);
     if (!g->conns || !g->shards || !g->dec || g->ep < 0) {
         if (g->shards)
-            snprintf(err, 256, "out of memory");
+            snprintf(err, TS_ERR_MAX, "out of memory");
         gate_destroy(&g);
         return NULL;
     }
@@ -171,7 +171,7 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
         || epoll_add(g->ep, g->listen_fd, EPOLLIN, TAG_LISTEN) < 0
         || epoll_add(g->ep, g->signal_fd, EPOLLIN, TAG_SIGNAL) < 0) {
         if (g->listen_fd >= 0)
-            snprintf(err, 256, "cannot watch signals: %s", strerror(errno));
+            snprintf(err, TS_ERR_MAX, "cannot watch signals: %s", strerror(errno));
         gate_destroy(&g);
         return NULL;
     }

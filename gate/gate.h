@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "err.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -29,7 +30,7 @@ typedef struct {
 typedef struct gate_t gate_t;
 
 /* Opens the listener and the shard sockets. Returns NULL with a reason in
- * err (256 bytes). log and metrics are borrowed and must outlive the gate. */
+  * err (TS_ERR_MAX bytes). log and metrics are borrowed and must outlive the gate. */
 gate_t *gate_new(const gate_options_t *options, ts_log_t *log, ts_metrics_t *metrics, char *err);
 void gate_destroy(gate_t **self_p);
 

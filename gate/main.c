@@ -59,7 +59,7 @@ int main(int argc, char **argv)
         .curve_scene_certs = ts_config_str(cfg, "curve-scene-cert"),
         .curve_cert = ts_config_str(cfg, "curve-cert"),
     };
-    char err[256];
+    char err[TS_ERR_MAX];
     uint8_t *secret = NULL;
     if (ts_config_argc(cfg) > 0)
         rc = ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));

@@ -16,14 +16,14 @@ static int open_bound(const struct sockaddr_storage *addr, socklen_t len, int ty
 {
     int fd = socket(addr->ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        snprintf(err, GATE_NET_ERR_LEN, "socket: %s", strerror(errno));
+        snprintf(err, TS_ERR_MAX, "socket: %s", strerror(errno));
         return -1;
     }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     ts_stamp_arrivals(fd);
     if (bind(fd, (const struct sockaddr *) addr, len) < 0) {
-        snprintf(err, GATE_NET_ERR_LEN, "bind: %s", strerror(errno));
+        snprintf(err, TS_ERR_MAX, "bind: %s", strerror(errno));
         close(fd);
         return -1;
     }
@@ -34,7 +34,7 @@ int gate_net_listen_tcp(const struct sockaddr_storage *addr, socklen_t len, char
 {
     int fd = open_bound(addr, len, SOCK_STREAM, err);
     if (fd >= 0 && listen(fd, 4096) < 0) {
-        snprintf(err, GATE_NET_ERR_LEN, "listen: %s", strerror(errno));
+        snprintf(err, TS_ERR_MAX, "listen: %s", strerror(errno));
         close(fd);
         return -1;
     }

@@ -9,8 +9,7 @@
 #include <stddef.h>
 
 #include "addr.h"
-
-#define GATE_NET_ERR_LEN 256
+#include "err.h"   /* TS_ERR_MAX: the size of err */
 
 /* A non-blocking listening TCP socket (SO_REUSEADDR) or bound UDP socket.
  * Returns the fd, or -1 with a reason in err. */

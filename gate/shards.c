@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "clock.h"
+#include "curve.h"
+#include "err.h"
 #include "shard.h"
 
 #define SHARD_HWM 10000   /* batches queued each way before sends are refused */
@@ -39,19 +41,6 @@ struct gate_shards_t {
     int64_t   linger_us;
 };
 
-/* zcert_load, with the answer checked: a secret certificate must hold a
- * secret key. */
-static zcert_t *load_cert(const char *path, bool secret, char *err)
-{
-    static const byte none[32];
-    zcert_t *cert = zcert_load(path);
-    if (!cert || (secret && memcmp(zcert_secret_key(cert), none, sizeof none) == 0)) {
-        snprintf(err, 256, "'%s' is not a readable CurveZMQ %s certificate", path, secret ? "secret" : "public");
-        zcert_destroy(&cert);
-    }
-    return cert;
-}
-
 /* scene: the shard's public certificate, or NULL for no CurveZMQ. */
 static int open_shard(shard_t *s, const char *endpoint, zcert_t *gate, zcert_t *scene, int64_t now_us, char *err)
 {
@@ -60,7 +49,7 @@ static int open_shard(shard_t *s, const char *endpoint, zcert_t *gate, zcert_t *
     s->batch = malloc(TS_ENV_BATCH_MAX);
     s->sock = zsock_new(ZMQ_DEALER);
     if (!s->endpoint || !s->batch || !s->sock) {
-        snprintf(err, 256, "cannot create a ZeroMQ socket");
+        snprintf(err, TS_ERR_MAX, "cannot create a ZeroMQ socket");
         return -1;
     }
     zsock_set_immediate(s->sock, 1);
@@ -79,7 +68,7 @@ static int open_shard(shard_t *s, const char *endpoint, zcert_t *gate, zcert_t *
         zsock_set_curve_serverkey(s->sock, zcert_public_txt(scene));
     }
     if (zsock_connect(s->sock, "%s", endpoint) < 0) {
-        snprintf(err, 256, "cannot connect to scene endpoint '%s'", endpoint);
+        snprintf(err, TS_ERR_MAX, "cannot connect to scene endpoint '%s'", endpoint);
         return -1;
     }
     s->handle = zsock_resolve(s->sock);
@@ -98,17 +87,17 @@ static zcert_t **load_scene_certs(const char *list, int count, char *err)
     int n = 0;
     for (char *path = ok ? strtok_r(copy, ",", &save) : NULL; ok && path; path = strtok_r(NULL, ",", &save)) {
         if (n == count) {
-            snprintf(err, 256, "more scene certificates than scenes");
+            snprintf(err, TS_ERR_MAX, "more scene certificates than scenes");
             ok = false;
         } else {
-            ok = (certs[n++] = load_cert(path, false, err)) != NULL;
+            ok = (certs[n++] = ts_curve_load(path, false, err)) != NULL;
         }
     }
     if (ok && n == 1) {
         for (int i = 1; i < count && ok; i++)
             ok = (certs[i] = zcert_dup(certs[0])) != NULL;
     } else if (ok && n != count) {
-        snprintf(err, 256, "%d scene certificates for %d scenes (give one for all, or one each)", n, count);
+        snprintf(err, TS_ERR_MAX, "%d scene certificates for %d scenes (give one for all, or one each)", n, count);
         ok = false;
     }
     if (!ok && certs) {
@@ -127,12 +116,12 @@ gate_shards_t *gate_shards_new(const char *endpoints, const gate_curve_t *curve,
     gate_shards_t *self = calloc(1, sizeof *self);
     char *list = strdup(endpoints ? endpoints : "");
     if (!self || !list) {
-        snprintf(err, 256, "out of memory");
+        snprintf(err, TS_ERR_MAX, "out of memory");
         free(list);
         free(self);
         return NULL;
     }
-    snprintf(err, 256, "out of memory");
+    snprintf(err, TS_ERR_MAX, "out of memory");
     self->log = log;
     self->dec = ts_decoder_new();
     int n = 1;
@@ -143,7 +132,7 @@ gate_shards_t *gate_shards_new(const char *endpoints, const gate_curve_t *curve,
     bool use_curve = curve && curve->scene_certs;
     bool ok = self->shards && self->dec;
     if (ok && use_curve) {
-        gate = curve->gate_cert ? load_cert(curve->gate_cert, true, err) : zcert_new();
+        gate = curve->gate_cert ? ts_curve_load(curve->gate_cert, true, err) : zcert_new();
         scenes = gate ? load_scene_certs(curve->scene_certs, n, err) : NULL;
         ok = scenes != NULL;
     }
@@ -153,7 +142,7 @@ gate_shards_t *gate_shards_new(const char *endpoints, const gate_curve_t *curve,
         ok = open_shard(&self->shards[i], ep, gate, scenes ? scenes[i] : NULL, now_us, err) == 0;
     }
     if (ok && self->count == 0) {
-        snprintf(err, 256, "no scene endpoints given");
+        snprintf(err, TS_ERR_MAX, "no scene endpoints given");
         ok = false;
     }
     for (int i = 0; scenes && i < n; i++)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "envelope.h"
+#include "err.h"
 #include "log.h"
 
 #define GATE_SHARD_PING_US  200000   /* PING every 200 ms */
@@ -34,7 +35,7 @@ typedef struct {
 } gate_curve_t;
 
 /* endpoints: comma-separated ZeroMQ endpoints; curve NULL: no encryption.
- * Returns NULL with a reason in err (256 bytes) for a bad list or an
+ * Returns NULL with a reason in err (TS_ERR_MAX bytes) for a bad list or an
  * unreadable certificate. log may be NULL. */
 gate_shards_t *gate_shards_new(const char *endpoints, const gate_curve_t *curve, ts_log_t *log, int64_t now_us,
                                char *err);

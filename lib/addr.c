@@ -11,7 +11,7 @@ int ts_addr_parse(const char *text, struct sockaddr_storage *addr, socklen_t *le
     char host[128];
     const char *colon = strrchr(text, ':');
     if (!colon || colon == text || (size_t) (colon - text) >= sizeof host) {
-        snprintf(err, TS_ADDR_ERR_LEN, "'%s' is not HOST:PORT", text);
+        snprintf(err, TS_ERR_MAX, "'%s' is not HOST:PORT", text);
         return -1;
     }
     memcpy(host, text, (size_t) (colon - text));
@@ -19,7 +19,7 @@ int ts_addr_parse(const char *text, struct sockaddr_storage *addr, socklen_t *le
     char *end;
     long port = strtol(colon + 1, &end, 10);
     if (*end || end == colon + 1 || port < 0 || port > 65535) {
-        snprintf(err, TS_ADDR_ERR_LEN, "'%s' has no valid port", text);
+        snprintf(err, TS_ERR_MAX, "'%s' has no valid port", text);
         return -1;
     }
     memset(addr, 0, sizeof *addr);
@@ -44,7 +44,7 @@ int ts_addr_parse(const char *text, struct sockaddr_storage *addr, socklen_t *le
             return 0;
         }
     }
-    snprintf(err, TS_ADDR_ERR_LEN, "'%s' is not a numeric address", text);
+    snprintf(err, TS_ERR_MAX, "'%s' is not a numeric address", text);
     return -1;
 }
 

@@ -1,5 +1,5 @@
 /* lib/addr.h - "HOST:PORT" settings as socket addresses. Pure: no socket
- * is opened. Errors go to a caller's buffer of TS_ADDR_ERR_LEN bytes. */
+ * is opened. Errors go to a caller's buffer of TS_ERR_MAX bytes. */
 #ifndef TS_LIB_ADDR_H
 #define TS_LIB_ADDR_H
 
@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
-#define TS_ADDR_ERR_LEN 256
+#include "err.h"   /* TS_ERR_MAX: the size of err */
 
 /* Parses "HOST:PORT" (IPv4 dotted quad, "localhost", or "[v6]:port").
  * Returns 0, or -1 with a reason in err. */

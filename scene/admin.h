@@ -6,6 +6,7 @@
 #ifndef SCENE_ADMIN_H
 #define SCENE_ADMIN_H
 
+#include "err.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -19,7 +20,7 @@ typedef struct {
 
 typedef struct scene_admin_t scene_admin_t;
 
-/* Starts serving. Returns NULL with a reason in err (256 bytes). */
+/* Starts serving. Returns NULL with a reason in err (TS_ERR_MAX bytes). */
 scene_admin_t *scene_admin_new(const scene_admin_options_t *options, char *err);
 /* Stops the server thread (waiting for a request in progress). */
 void scene_admin_destroy(scene_admin_t **self_p);

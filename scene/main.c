@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "curve.h"
+#include "err.h"
 #include "log.h"
 #include "metrics.h"
 #include "scene.h"
@@ -26,16 +28,6 @@ static const ts_setting_t settings[] = {
     { "curve-cert", TS_SET_STR, NULL, "this scene's CurveZMQ secret certificate (ticksync-admin keygen); set: gates must use CURVE", 0, 0 },
     { "curve-gates", TS_SET_STR, NULL, "folder of the public certificates of the gates let in (none: any gate that has the scene's public key)", 0, 0 },
 };
-
-/* A zcert file (or its _secret twin) that holds a secret key. */
-static bool curve_secret_ok(const char *path)
-{
-    zcert_t *cert = zcert_load(path);
-    static const byte none[32];
-    bool ok = cert && memcmp(zcert_secret_key(cert), none, sizeof none) != 0;
-    zcert_destroy(&cert);
-    return ok;
-}
 
 int main(int argc, char **argv)
 {
@@ -66,8 +58,12 @@ int main(int argc, char **argv)
     }
     const char *curve_cert = ts_config_str(cfg, "curve-cert"), *curve_gates = ts_config_str(cfg, "curve-gates");
     struct stat folder;
-    if (curve_cert && !curve_secret_ok(curve_cert))
-        rc = ts_config_fail(cfg, "curve-cert: '%s' is not a readable CurveZMQ secret certificate", curve_cert);
+    char why[TS_ERR_MAX];
+    zcert_t *cert = curve_cert ? ts_curve_load(curve_cert, true, why) : NULL;
+    bool cert_ok = cert != NULL;
+    zcert_destroy(&cert);
+    if (curve_cert && !cert_ok)
+        rc = ts_config_fail(cfg, "curve-cert: %s", why);
     else if (curve_gates && !curve_cert)
         rc = ts_config_fail(cfg, "curve-gates: only with curve-cert");
     else if (curve_gates && (stat(curve_gates, &folder) < 0 || !S_ISDIR(folder.st_mode)))
@@ -97,7 +93,7 @@ int main(int argc, char **argv)
 
     ts_log_t *log = ts_log_new("scene", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));
     ts_metrics_t *metrics = ts_metrics_new(TS_METRICS_ANY_WRITER);
-    char err[256] = "out of memory";
+    char err[TS_ERR_MAX] = "out of memory";
     scene_t *scene = log && metrics ? scene_new(&opt, log, metrics, err) : NULL;
     int status = 1;
     if (scene) {

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "row.h"
 
 typedef struct scene_reader_t scene_reader_t;
@@ -20,7 +21,7 @@ typedef struct {
 } scene_summary_t;
 
 /* Opens the database the store created. Returns NULL with a reason in err
- * (256 bytes). */
+ * (TS_ERR_MAX bytes). */
 scene_reader_t *scene_reader_new(const char *path, char *err);
 void scene_reader_destroy(scene_reader_t **self_p);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "err.h"
 #include "envelope.h"
 #include "signals.h"
 #include "stats.h"
@@ -49,7 +50,7 @@ static int curve_serve(scene_t *s, char *err)
     zcert_t *cert = zcert_load(s->opt.curve_cert);
     s->auth = cert ? zactor_new(zauth, NULL) : NULL;
     if (!s->auth) {
-        snprintf(err, 256, "cannot load %s or start CurveZMQ authentication", s->opt.curve_cert);
+        snprintf(err, TS_ERR_MAX, "cannot load %s or start CurveZMQ authentication", s->opt.curve_cert);
         zcert_destroy(&cert);
         return -1;
     }
@@ -66,7 +67,7 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
 {
     scene_t *s = calloc(1, sizeof *s);
     if (!s || scene_stats_init(&s->stats, metrics) < 0) {
-        snprintf(err, 256, "out of memory");
+        snprintf(err, TS_ERR_MAX, "out of memory");
         free(s);
         return NULL;
     }
@@ -104,7 +105,7 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
         passed_ok = s->passed[w] != NULL;
     if (!s->writer || !s->workers || !s->to_worker || !s->replies || !s->router || !s->dec || !s->answers
         || !passed_ok) {
-        snprintf(err, 256, "cannot start the scene's threads");
+        snprintf(err, TS_ERR_MAX, "cannot start the scene's threads");
         scene_destroy(&s);
         return NULL;
     }
@@ -116,7 +117,7 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
         s->workers[w] = scene_worker_new(&wo);
         s->to_worker[w] = zsock_new_push(scene_worker_endpoint(ep, '>', w));
         if (!s->workers[w] || !s->to_worker[w]) {
-            snprintf(err, 256, "cannot start worker %d", w);
+            snprintf(err, TS_ERR_MAX, "cannot start worker %d", w);
             scene_destroy(&s);
             return NULL;
         }
@@ -132,13 +133,13 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
         return NULL;
     }
     if (zsock_bind(s->router, "%s", opt->bind) < 0) {
-        snprintf(err, 256, "cannot bind %s: %s", opt->bind, zmq_strerror(zmq_errno()));
+        snprintf(err, TS_ERR_MAX, "cannot bind %s: %s", opt->bind, zmq_strerror(zmq_errno()));
         scene_destroy(&s);
         return NULL;
     }
     s->signal_fd = ts_signals_fd();
     if (s->signal_fd < 0) {
-        snprintf(err, 256, "cannot watch signals");
+        snprintf(err, TS_ERR_MAX, "cannot watch signals");
         scene_destroy(&s);
     }
     return s;

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "err.h"
 #include "log.h"
 #include "metrics.h"
 #include "player.h"
@@ -26,7 +27,7 @@ typedef struct {
 typedef struct scene_t scene_t;
 
 /* Opens the store, starts the threads and binds. Returns NULL with a
- * reason in err (256 bytes). log and metrics must outlive the scene. */
+ * reason in err (TS_ERR_MAX bytes). log and metrics must outlive the scene. */
 scene_t *scene_new(const scene_options_t *options, ts_log_t *log, ts_metrics_t *metrics, char *err);
 /* Stops workers (their rows go to the store), then the store (which
  * flushes everything). */

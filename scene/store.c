@@ -9,14 +9,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "db.h"
+#include "err.h"
+
+enum { UPSERT, SELECT, BEGIN, COMMIT, ROLLBACK, NSQL };   /* the statements, in the order of sql[] */
+
 struct scene_store_t {
     sqlite3      *db;
-    sqlite3_stmt *upsert, *select, *begin, *commit, *rollback;
+    sqlite3_stmt *st[NSQL];
 };
 
 #define COLUMNS SCENE_STORE_COLUMNS
 
-static const char *schema =
+static const char *setup =
+    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
     "CREATE TABLE IF NOT EXISTS player_latency ("
     " player_id INTEGER PRIMARY KEY,"
     " rtt_us INTEGER NOT NULL, srtt_us INTEGER NOT NULL, rttvar_us INTEGER NOT NULL,"
@@ -27,13 +33,18 @@ static const char *schema =
     "CREATE INDEX IF NOT EXISTS player_latency_srtt ON player_latency(srtt_us);"
     "UPDATE player_latency SET online = 0 WHERE online != 0;";
 
-static const char *upsert_sql =
+static const char *const sql[NSQL] = {
     "INSERT INTO player_latency (" COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT(player_id) DO UPDATE SET rtt_us=excluded.rtt_us, srtt_us=excluded.srtt_us,"
     " rttvar_us=excluded.rttvar_us, min_rtt_us=excluded.min_rtt_us, samples=excluded.samples,"
     " invalid=excluded.invalid, lost=excluded.lost, client_rtt_us=excluded.client_rtt_us,"
     " client_offset_us=excluded.client_offset_us, updated_at_us=excluded.updated_at_us,"
-    " lag_flag=excluded.lag_flag, lag_strikes=excluded.lag_strikes, online=excluded.online";
+    " lag_flag=excluded.lag_flag, lag_strikes=excluded.lag_strikes, online=excluded.online",
+    "SELECT " COLUMNS " FROM player_latency WHERE player_id = ?",
+    "BEGIN",
+    "COMMIT",
+    "ROLLBACK",
+};
 
 /* Makes the database's folder if it is missing (one level, like ./data). */
 static void make_folder(const char *path)
@@ -51,32 +62,14 @@ scene_store_t *scene_store_new(const char *path, char *err)
 {
     scene_store_t *self = calloc(1, sizeof *self);
     if (!self) {
-        snprintf(err, 256, "out of memory");
+        snprintf(err, TS_ERR_MAX, "out of memory");
         return NULL;
     }
     make_folder(path);
-    int rc = sqlite3_open_v2(path, &self->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc == SQLITE_OK)
-        sqlite3_busy_timeout(self->db, 1000);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(self->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(self->db, schema, NULL, NULL, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(self->db, upsert_sql, -1, &self->upsert, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(self->db, "SELECT " COLUMNS " FROM player_latency WHERE player_id = ?", -1,
-                                &self->select, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(self->db, "BEGIN", -1, &self->begin, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(self->db, "COMMIT", -1, &self->commit, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(self->db, "ROLLBACK", -1, &self->rollback, NULL);
-    if (rc != SQLITE_OK) {
-        snprintf(err, 256, "cannot open database '%s': %s", path,
-                 self->db ? sqlite3_errmsg(self->db) : sqlite3_errstr(rc));
-        scene_store_destroy(&self);
+    if (scene_db_open(&self->db, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, setup, sql, self->st, NSQL,
+                      "open", err) < 0) {
+        free(self);
+        return NULL;
     }
     return self;
 }
@@ -85,14 +78,8 @@ void scene_store_destroy(scene_store_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
-    scene_store_t *self = *self_p;
-    sqlite3_finalize(self->upsert);
-    sqlite3_finalize(self->select);
-    sqlite3_finalize(self->begin);
-    sqlite3_finalize(self->commit);
-    sqlite3_finalize(self->rollback);
-    sqlite3_close(self->db);
-    free(self);
+    scene_db_close(&(*self_p)->db, (*self_p)->st, NSQL);
+    free(*self_p);
     *self_p = NULL;
 }
 
@@ -114,24 +101,24 @@ static int64_t *row_field(scene_row_t *r, int i)
 
 int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char *err)
 {
-    if (step_once(self->begin) != SQLITE_DONE) {
-        snprintf(err, 256, "BEGIN: %s", sqlite3_errmsg(self->db));
+    if (step_once(self->st[BEGIN]) != SQLITE_DONE) {
+        snprintf(err, TS_ERR_MAX, "BEGIN: %s", sqlite3_errmsg(self->db));
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
         scene_row_t r = rows[i];
-        sqlite3_bind_int64(self->upsert, 1, (sqlite3_int64) r.player_id);
+        sqlite3_bind_int64(self->st[UPSERT], 1, (sqlite3_int64) r.player_id);
         for (int f = 0; f < ROW_FIELDS; f++)
-            sqlite3_bind_int64(self->upsert, f + 2, *row_field(&r, f));
-        if (step_once(self->upsert) != SQLITE_DONE) {
-            snprintf(err, 256, "UPSERT: %s", sqlite3_errmsg(self->db));
-            step_once(self->rollback);
+            sqlite3_bind_int64(self->st[UPSERT], f + 2, *row_field(&r, f));
+        if (step_once(self->st[UPSERT]) != SQLITE_DONE) {
+            snprintf(err, TS_ERR_MAX, "UPSERT: %s", sqlite3_errmsg(self->db));
+            step_once(self->st[ROLLBACK]);
             return -1;
         }
     }
-    if (step_once(self->commit) != SQLITE_DONE) {
-        snprintf(err, 256, "COMMIT: %s", sqlite3_errmsg(self->db));
-        step_once(self->rollback);
+    if (step_once(self->st[COMMIT]) != SQLITE_DONE) {
+        snprintf(err, TS_ERR_MAX, "COMMIT: %s", sqlite3_errmsg(self->db));
+        step_once(self->st[ROLLBACK]);
         return -1;
     }
     return 0;
@@ -147,10 +134,5 @@ void scene_store_row_of(sqlite3_stmt *st, scene_row_t *row)
 
 int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row)
 {
-    sqlite3_bind_int64(self->select, 1, (sqlite3_int64) player_id);
-    int rc = sqlite3_step(self->select);
-    if (rc == SQLITE_ROW)
-        scene_store_row_of(self->select, row);
-    sqlite3_reset(self->select);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    return scene_db_get_row(self->st[SELECT], player_id, row);
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "err.h"
 #include "row.h"
 
 typedef struct scene_store_t scene_store_t;
@@ -17,7 +18,7 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 
 /* Opens (creating the file, its folder's last level and the table) and
  * marks every row offline, since no session survives a restart. Returns
- * NULL with a reason in err (256 bytes). */
+ * NULL with a reason in err (TS_ERR_MAX bytes). */
 scene_store_t *scene_store_new(const char *path, char *err);
 void scene_store_destroy(scene_store_t **self_p);
 

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "clock.h"
+#include "err.h"
 #include "idkey.h"
 #include "wire.h"
 
@@ -105,7 +106,7 @@ static void flush(state_t *st)
     size_t i = 0;
     for (scene_row_t *r = zhashx_first(st->pending); r && i < n; r = zhashx_next(st->pending))
         rows[i++] = *r;
-    char err[256];
+    char err[TS_ERR_MAX];
     int64_t t0 = ts_clock_mono_us();
     int rc = scene_store_put(st->cfg->store, rows, i, err);
     int64_t took = ts_clock_mono_us() - t0;

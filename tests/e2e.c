@@ -302,7 +302,7 @@ int e2e_login_small(int port, uint64_t player_id, int rcvbuf)
 
 int e2e_http_get(int port, const char *path, char **body)
 {
-    char base[64], err[TS_HTTP_ERR_LEN];
+    char base[64], err[TS_ERR_MAX];
     snprintf(base, sizeof base, "http://127.0.0.1:%d", port);
     ts_http_answer_t a;
     if (body)

@@ -8,7 +8,7 @@ Test(addr, parses_ipv4_localhost_and_ipv6)
 {
     struct sockaddr_storage a;
     socklen_t len;
-    char err[TS_ADDR_ERR_LEN];
+    char err[TS_ERR_MAX];
     cr_assert_eq(ts_addr_parse("10.1.2.3:7700", &a, &len, err), 0);
     cr_assert_eq(a.ss_family, AF_INET);
     cr_assert_eq(ntohs(((struct sockaddr_in *) &a)->sin_port), 7700);
@@ -27,7 +27,7 @@ Test(addr, refuses_what_is_not_host_port)
 {
     struct sockaddr_storage a;
     socklen_t len;
-    char err[TS_ADDR_ERR_LEN];
+    char err[TS_ERR_MAX];
     const char *bad[] = { "7700", ":7700", "1.2.3.4:", "1.2.3.4:70000", "1.2.3.4:x", "example.com:80", "[::1:80" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_assert_eq(ts_addr_parse(bad[i], &a, &len, err), -1, "%s", bad[i]);

@@ -31,7 +31,7 @@ static long long gate_metric(const char *series)
 
 static ticksync_client_t *client_for(uint64_t player, bool udp)
 {
-    char server[32], err[256];
+    char server[32], err[TICKSYNC_ERR_MAX];
     snprintf(server, sizeof server, "127.0.0.1:%d", stack.port[0]);
     ticksync_client_options_t o = { .server = server, .player_id = player, .udp = udp };
     ticksync_client_t *c = ticksync_client_new(&o, err);
@@ -112,7 +112,7 @@ Test(e2e_udp, a_crowd_under_load_reconnects_after_the_gate_is_killed, .init = st
     fast.interval_us = 50000;   /* 100 clients x 20 exchanges a second */
     ticksync_client_t *c[CROWD];
     int64_t last[CROWD] = { 0 };
-    char server[32], err[256];
+    char server[32], err[TICKSYNC_ERR_MAX];
     snprintf(server, sizeof server, "127.0.0.1:%d", stack.port[0]);
     for (int i = 0; i < CROWD; i++) {
         ticksync_client_options_t o = { .server = server, .player_id = 1000 + (uint64_t) i, .udp = i % 2, .clock = &fast };

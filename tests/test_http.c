@@ -8,7 +8,7 @@
 
 Test(http, parses_host_port_and_prefix)
 {
-    char host[256], port[8], prefix[256], err[TS_HTTP_ERR_LEN];
+    char host[256], port[8], prefix[256], err[TS_ERR_MAX];
     cr_assert_eq(ts_http_parse_url("http://127.0.0.1:9171", host, port, prefix, err), 0);
     cr_assert_str_eq(host, "127.0.0.1");
     cr_assert_str_eq(port, "9171");
@@ -29,7 +29,7 @@ Test(http, parses_host_port_and_prefix)
 Test(http, an_unreachable_server_is_an_error_not_an_answer)
 {
     ts_http_answer_t a;
-    char err[TS_HTTP_ERR_LEN];
+    char err[TS_ERR_MAX];
     cr_assert_eq(ts_http_get("http://127.0.0.1:1", "/healthz", NULL, 500, &a, err), -1);
     cr_assert(strstr(err, "cannot connect"), "%s", err);
     cr_assert_null(a.body);

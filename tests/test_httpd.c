@@ -59,7 +59,7 @@ static ts_httpd_t *start(ts_metrics_t *m, owner_t *o, const char *token, bool wi
 static int get(const char *url, const char *path, const char *token, char **body)
 {
     ts_http_answer_t a;
-    char err[TS_HTTP_ERR_LEN];
+    char err[TS_ERR_MAX];
     cr_assert_eq(ts_http_get(url, path, token, 2000, &a, err), 0, "%s", err);
     *body = a.body;
     return a.status;

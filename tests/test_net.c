@@ -13,7 +13,7 @@ Test(net, tcp_and_udp_share_a_port_and_do_not_block)
 {
     struct sockaddr_storage a;
     socklen_t len;
-    char err[GATE_NET_ERR_LEN];
+    char err[TS_ERR_MAX];
     cr_assert_eq(ts_addr_parse("127.0.0.1:0", &a, &len, err), 0);
     int tcp = gate_net_listen_tcp(&a, len, err);
     cr_assert_geq(tcp, 0, "%s", err);

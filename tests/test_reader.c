@@ -16,7 +16,7 @@ static scene_reader_t *reader;
 static void setup(void)
 {
     snprintf(path, sizeof path, "/tmp/ts-reader-test-%d/scene.db", (int) getpid());
-    char err[256];
+    char err[TS_ERR_MAX];
     store = scene_store_new(path, err);
     cr_assert_not_null(store, "%s", err);
     /* players 1..100: srtt 1..100 ms; 101 never measured; 1..10 online */
@@ -74,7 +74,7 @@ Test(reader, summary_counts_and_percentiles, .init = setup, .fini = teardown)
     cr_assert_eq(s.delay_p99_us, 49500);
     cr_assert_eq(s.delay_max_us, 50000);
     /* a write after the reader opened is seen at the next query */
-    char err[256];
+    char err[TS_ERR_MAX];
     scene_row_t late = { .player_id = 500, .srtt_us = 1000000, .samples = 1, .online = 1 };
     cr_assert_eq(scene_store_put(store, &late, 1, err), 0);
     cr_assert_eq(scene_reader_summary(reader, &s), 0);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "err.h"
 #include "shard.h"
 #include "shards.h"
 
@@ -64,7 +65,7 @@ static bool serve(int ms, ts_env_t *seen)
 
 Test(shards, routes_by_the_jump_hash)
 {
-    char err[256];
+    char err[TS_ERR_MAX];
     gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1,tcp://127.0.0.1:2,tcp://127.0.0.1:3", NULL, NULL, 0, err);
     cr_assert_not_null(s, "%s", err);
     cr_assert_eq(gate_shards_count(s), 3);
@@ -77,7 +78,7 @@ Test(shards, routes_by_the_jump_hash)
 
 Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = teardown)
 {
-    char err[256];
+    char err[TS_ERR_MAX];
     int64_t now = ts_clock_mono_us();
     gate_shards_t *s = gate_shards_new(endpoint, NULL, NULL, now, err);
     cr_assert_not_null(s, "%s", err);
@@ -120,7 +121,7 @@ static void count_unsent(void *arg, const ts_env_t *env)
  * seqs (seqs[0] counts them). */
 static gate_shards_t *unreachable(uint64_t *seqs)
 {
-    char err[256];
+    char err[TS_ERR_MAX];
     gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1", NULL, NULL, ts_clock_mono_us(), err);
     cr_assert_not_null(s, "%s", err);
     gate_shards_on_unsent(s, count_unsent, seqs);
@@ -162,7 +163,7 @@ Test(shards, a_batch_no_shard_takes_is_handed_back_envelope_by_envelope)
 
 Test(shards, a_batch_from_the_scene_is_read_envelope_by_envelope, .init = setup, .fini = teardown)
 {
-    char err[256];
+    char err[TS_ERR_MAX];
     gate_shards_t *s = gate_shards_new(endpoint, NULL, NULL, ts_clock_mono_us(), err);
     cr_assert_not_null(s, "%s", err);
     ts_env_t ping = { .kind = TS_ENV_PING, .seq = 1 };

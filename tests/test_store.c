@@ -24,7 +24,7 @@ static void teardown(void)
 
 Test(store, batch_is_written_and_reloaded_after_reopen, .init = setup, .fini = teardown)
 {
-    char err[256];
+    char err[TS_ERR_MAX];
     scene_store_t *s = scene_store_new(path, err);
     cr_assert_not_null(s, "%s", err);
     scene_row_t rows[100];
@@ -59,7 +59,7 @@ Test(store, batch_is_written_and_reloaded_after_reopen, .init = setup, .fini = t
 
 Test(store, unwritable_path_is_a_clear_error)
 {
-    char err[256];
+    char err[TS_ERR_MAX];
     scene_store_t *s = scene_store_new("/proc/ticksync/cannot.db", err);
     cr_assert_null(s);
     cr_assert(strstr(err, "cannot open database") != NULL, "%s", err);

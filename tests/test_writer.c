@@ -25,7 +25,7 @@ static void setup(void)
     metrics = ts_metrics_new(TS_METRICS_ANY_WRITER);
     cr_assert_eq(scene_stats_init(&stats, metrics), 0);
     logger = ts_log_new("test", TS_LOG_ERROR);
-    char err[256], ep[64];
+    char err[TS_ERR_MAX], ep[64];
     scene_store_t *store = scene_store_new(path, err);
     cr_assert_not_null(store, "%s", err);
     inbox = zsock_new_pull(scene_worker_endpoint(ep, '@', 0));   /* worker 0's inbox */
@@ -56,7 +56,7 @@ static void send_rows(const scene_row_t *rows, size_t n)
 
 static int64_t stored_samples(uint64_t player)
 {
-    char err[256];
+    char err[TS_ERR_MAX];
     scene_reader_t *r = scene_reader_new(path, err);
     cr_assert_not_null(r, "%s", err);
     scene_row_t row;

@@ -45,7 +45,7 @@ typedef struct {
 static json_t *fetch(const cli_t *cli, int k, const char *path, int *status)
 {
     ts_http_answer_t a;
-    char err[TS_HTTP_ERR_LEN];
+    char err[TS_ERR_MAX];
     if (ts_http_get(cli->urls[k], path, cli->token, cli->timeout_ms, &a, err) < 0) {
         fprintf(stderr, "ticksync-admin: shard %d (%s) unreachable: %s\n", k, cli->urls[k], err);
         return NULL;

@@ -31,6 +31,7 @@
 #include "config.h"
 #include "datagram.h"
 #include "delayq.h"
+#include "err.h"
 #include "frame.h"
 #include "msg.h"
 #include "prng.h"
@@ -461,20 +462,20 @@ static int setup(bot_t *b, const ts_config_t *cfg, struct addrinfo **gate, char 
     range_t up, down, off, drift, jit, loss;
     const char *jk = ts_config_str(cfg, "jitter");
     if (parse_range(ts_config_str(cfg, "up-ms"), &up) < 0 || up.lo < 0)
-        return snprintf(err, 256, "up-ms: want A or A-B, milliseconds"), -1;
+        return snprintf(err, TS_ERR_MAX, "up-ms: want A or A-B, milliseconds"), -1;
     if (parse_range(ts_config_str(cfg, "down-ms"), &down) < 0 || down.lo < 0)
-        return snprintf(err, 256, "down-ms: want A or A-B, milliseconds"), -1;
+        return snprintf(err, TS_ERR_MAX, "down-ms: want A or A-B, milliseconds"), -1;
     if (parse_range(ts_config_str(cfg, "offset-ms"), &off) < 0)
-        return snprintf(err, 256, "offset-ms: want A or A-B"), -1;
+        return snprintf(err, TS_ERR_MAX, "offset-ms: want A or A-B"), -1;
     if (parse_range(ts_config_str(cfg, "drift-ppm"), &drift) < 0 || drift.lo < -1000 || drift.hi > 1000)
-        return snprintf(err, 256, "drift-ppm: want A or A-B within +-1000"), -1;
+        return snprintf(err, TS_ERR_MAX, "drift-ppm: want A or A-B within +-1000"), -1;
     if (parse_range(ts_config_str(cfg, "jitter-ms"), &jit) < 0 || jit.lo < 0 || jit.lo != jit.hi)
-        return snprintf(err, 256, "jitter-ms: want one number >= 0"), -1;
+        return snprintf(err, TS_ERR_MAX, "jitter-ms: want one number >= 0"), -1;
     if (parse_range(ts_config_str(cfg, "loss"), &loss) < 0 || loss.lo < 0 || loss.lo > 1 || loss.lo != loss.hi)
-        return snprintf(err, 256, "loss: want a probability 0..1"), -1;
+        return snprintf(err, TS_ERR_MAX, "loss: want a probability 0..1"), -1;
     b->jitter_kind = strcmp(jk, "uniform") == 0 ? 0 : strcmp(jk, "exponential") == 0 ? 1 : strcmp(jk, "pareto") == 0 ? 2 : -1;
     if (b->jitter_kind < 0)
-        return snprintf(err, 256, "jitter: uniform, exponential or pareto"), -1;
+        return snprintf(err, TS_ERR_MAX, "jitter: uniform, exponential or pareto"), -1;
     b->jitter_us = jit.lo * 1000;
     b->loss = loss.lo;
     b->udp = ts_config_bool(cfg, "udp");
@@ -483,25 +484,25 @@ static int setup(bot_t *b, const ts_config_t *cfg, struct addrinfo **gate, char 
     char host[256], port[8];
     const char *gate_text = ts_config_str(cfg, "gate"), *colon = strrchr(gate_text, ':');
     if (!colon || colon == gate_text || (size_t) (colon - gate_text) >= sizeof host || strlen(colon + 1) >= sizeof port)
-        return snprintf(err, 256, "gate: want HOST:PORT"), -1;
+        return snprintf(err, TS_ERR_MAX, "gate: want HOST:PORT"), -1;
     memcpy(host, gate_text, (size_t) (colon - gate_text));
     host[colon - gate_text] = '\0';
     strcpy(port, colon + 1);
     struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
     if (getaddrinfo(host, port, &hints, gate) != 0)
-        return snprintf(err, 256, "gate: cannot resolve '%s'", gate_text), -1;
+        return snprintf(err, TS_ERR_MAX, "gate: cannot resolve '%s'", gate_text), -1;
 
     size_t secret_len = 0;
     uint8_t *secret = NULL;
     if (ts_config_str(cfg, "secret-file")
         && !(secret = ts_token_read_secret(ts_config_str(cfg, "secret-file"), &secret_len)))
-        return snprintf(err, 256, "secret-file: cannot read it"), -1;
+        return snprintf(err, TS_ERR_MAX, "secret-file: cannot read it"), -1;
     b->p = calloc((size_t) b->n, sizeof *b->p);
     b->q = delayq_new();
     b->ep = epoll_create1(EPOLL_CLOEXEC);
     if (!b->p || !b->q || b->ep < 0) {
         free(secret);
-        return snprintf(err, 256, "out of memory"), -1;
+        return snprintf(err, TS_ERR_MAX, "out of memory"), -1;
     }
     uint64_t first = (uint64_t) ts_config_int(cfg, "first-player");
     for (int i = 0; i < b->n; i++) {
@@ -520,7 +521,7 @@ static int setup(bot_t *b, const ts_config_t *cfg, struct addrinfo **gate, char 
         p->framer = ts_framer_new();
         if (!p->s || !p->framer) {
             free(secret);
-            return snprintf(err, 256, "out of memory"), -1;
+            return snprintf(err, TS_ERR_MAX, "out of memory"), -1;
         }
     }
     free(secret);
@@ -563,7 +564,7 @@ int main(int argc, char **argv)
     }
     bot_t b = { .ep = -1 };
     struct addrinfo *gate = NULL;
-    char err[256];
+    char err[TS_ERR_MAX];
     raise_fd_limit();
     if (setup(&b, cfg, &gate, err) < 0) {
         ts_config_fail(cfg, "%s", err);

@@ -20,7 +20,7 @@
 int ts_http_parse_url(const char *url, char *host, char *port, char *prefix, char *err)
 {
     if (strncmp(url, "http://", 7) != 0) {
-        snprintf(err, TS_HTTP_ERR_LEN, "'%s' is not an http:// URL", url);
+        snprintf(err, TS_ERR_MAX, "'%s' is not an http:// URL", url);
         return -1;
     }
     const char *h = url + 7, *slash = strchr(h, '/');
@@ -33,7 +33,7 @@ int ts_http_parse_url(const char *url, char *host, char *port, char *prefix, cha
     size_t hl = colon ? (size_t) (colon - h) : hostport;
     size_t pl = colon ? hostport - hl - 1 : 2;
     if (hl == 0 || hl > 255 || pl == 0 || pl > 5) {
-        snprintf(err, TS_HTTP_ERR_LEN, "'%s' has no valid host and port", url);
+        snprintf(err, TS_ERR_MAX, "'%s' has no valid host and port", url);
         return -1;
     }
     if (h[0] == '[') {
@@ -72,7 +72,7 @@ static int connect_to(const char *host, const char *port, int64_t deadline, char
     struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
     int rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0) {
-        snprintf(err, TS_HTTP_ERR_LEN, "cannot resolve %.64s: %.100s", host, gai_strerror(rc));
+        snprintf(err, TS_ERR_MAX, "cannot resolve %.64s: %.100s", host, gai_strerror(rc));
         return -1;
     }
     int fd = -1;
@@ -93,7 +93,7 @@ static int connect_to(const char *host, const char *port, int64_t deadline, char
     }
     freeaddrinfo(res);
     if (fd < 0)
-        snprintf(err, TS_HTTP_ERR_LEN, "cannot connect to %.64s:%s: %.100s", host, port, why);
+        snprintf(err, TS_ERR_MAX, "cannot connect to %.64s:%s: %.100s", host, port, why);
     return fd;
 }
 
@@ -125,7 +125,7 @@ static char *read_all(int fd, size_t *len, int64_t deadline, char *err)
         if (*len + 1 >= cap) {
             char *bigger = cap < ANSWER_MAX ? realloc(buf, cap * 2) : NULL;
             if (!bigger) {
-                snprintf(err, TS_HTTP_ERR_LEN, "answer too large");
+                snprintf(err, TS_ERR_MAX, "answer too large");
                 break;
             }
             buf = bigger;
@@ -140,7 +140,7 @@ static char *read_all(int fd, size_t *len, int64_t deadline, char *err)
         } else if (errno == EINTR || (errno == EAGAIN && wait_for(fd, POLLIN, deadline) > 0)) {
             continue;
         } else {
-            snprintf(err, TS_HTTP_ERR_LEN, "%s", errno == EAGAIN ? "timed out" : strerror(errno));
+            snprintf(err, TS_ERR_MAX, "%s", errno == EAGAIN ? "timed out" : strerror(errno));
             break;
         }
     }
@@ -160,7 +160,7 @@ int ts_http_get(const char *base_url, const char *path, const char *token, int t
                      prefix, path, host, port, token ? "Authorization: Bearer " : "", token ? token : "",
                      token ? "\r\n" : "");
     if (n < 0 || (size_t) n >= sizeof req) {
-        snprintf(err, TS_HTTP_ERR_LEN, "request too long");
+        snprintf(err, TS_ERR_MAX, "request too long");
         return -1;
     }
     int fd = connect_to(host, port, deadline, err);
@@ -169,7 +169,7 @@ int ts_http_get(const char *base_url, const char *path, const char *token, int t
     size_t len = 0;
     char *raw = NULL;
     if (send_all(fd, req, (size_t) n, deadline) < 0)
-        snprintf(err, TS_HTTP_ERR_LEN, "cannot send to %.64s:%s", host, port);
+        snprintf(err, TS_ERR_MAX, "cannot send to %.64s:%s", host, port);
     else
         raw = read_all(fd, &len, deadline, err);
     close(fd);
@@ -178,13 +178,13 @@ int ts_http_get(const char *base_url, const char *path, const char *token, int t
     char *end = strstr(raw, "\r\n\r\n");
     int status = 0;
     if (!end || sscanf(raw, "HTTP/1.%*1[01] %3d", &status) != 1 || status < 100) {
-        snprintf(err, TS_HTTP_ERR_LEN, "%.64s:%s did not answer HTTP", host, port);
+        snprintf(err, TS_ERR_MAX, "%.64s:%s did not answer HTTP", host, port);
         free(raw);
         return -1;
     }
     *end = '\0';
     if (strcasestr(raw, "\r\nTransfer-Encoding: chunked")) {
-        snprintf(err, TS_HTTP_ERR_LEN, "%.64s:%s answered chunked, which this client does not read", host, port);
+        snprintf(err, TS_ERR_MAX, "%.64s:%s answered chunked, which this client does not read", host, port);
         free(raw);
         return -1;
     }

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define TS_HTTP_ERR_LEN 256
+#include "err.h"   /* TS_ERR_MAX: the size of err */
 
 typedef struct {
     int    status;   /* e.g. 200 */

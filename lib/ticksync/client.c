@@ -38,7 +38,7 @@ static int split_host_port(const char *text, char *host, char *port, char *err)
     const char *colon = strrchr(text, ':');
     size_t hl = colon ? (size_t) (colon - text) : 0;
     if (!colon || hl == 0 || hl > 255 || strlen(colon + 1) == 0 || strlen(colon + 1) > 5) {
-        snprintf(err, 256, "'%s' is not HOST:PORT", text);
+        snprintf(err, TICKSYNC_ERR_MAX, "'%s' is not HOST:PORT", text);
         return -1;
     }
     if (text[0] == '[' && text[hl - 1] == ']') {
@@ -103,7 +103,7 @@ static int start_connect(ticksync_client_t *c, char *err)
     struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
     int rc = getaddrinfo(c->host, c->port, &hints, &res);
     if (rc != 0) {
-        snprintf(err, 256, "cannot resolve %.200s: %s", c->host, gai_strerror(rc));
+        snprintf(err, TICKSYNC_ERR_MAX, "cannot resolve %.200s: %s", c->host, gai_strerror(rc));
         return -1;
     }
     c->tcp = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -118,7 +118,7 @@ static int start_connect(ticksync_client_t *c, char *err)
         ok = connect(c->udp, res->ai_addr, res->ai_addrlen) == 0;
     freeaddrinfo(res);
     if (!ok) {
-        snprintf(err, 256, "cannot connect to %.200s:%s: %s", c->host, c->port, strerror(errno));
+        snprintf(err, TICKSYNC_ERR_MAX, "cannot connect to %.200s:%s: %s", c->host, c->port, strerror(errno));
         return -1;
     }
     ticksync_session_reset(c->session);
@@ -132,7 +132,7 @@ ticksync_client_t *ticksync_client_new(const ticksync_client_options_t *opt, cha
 {
     ticksync_client_t *c = calloc(1, sizeof *c);
     if (!c) {
-        snprintf(err, 256, "out of memory");
+        snprintf(err, TICKSYNC_ERR_MAX, "out of memory");
         return NULL;
     }
     c->opt = *opt;
@@ -145,7 +145,7 @@ ticksync_client_t *ticksync_client_new(const ticksync_client_options_t *opt, cha
     }
     c->session = ticksync_session_new(opt->player_id, opt->token, opt->token_len, opt->clock);
     if (!c->session) {
-        snprintf(err, 256, "bad player id, token or clock settings");
+        snprintf(err, TICKSYNC_ERR_MAX, "bad player id, token or clock settings");
         free(c);
         return NULL;
     }
@@ -250,7 +250,7 @@ int ticksync_client_run(ticksync_client_t *c, int timeout_ms)
     for (;;) {
         int64_t now = ticksync_local_us();
         if (c->tcp < 0 && now >= c->retry_at) {
-            char err[256];
+            char err[TICKSYNC_ERR_MAX];
             if (start_connect(c, err) < 0)
                 disconnect(c, now);
         }

@@ -34,6 +34,7 @@ extern "C" {
 #define TICKSYNC_API
 #endif
 
+#define TICKSYNC_ERR_MAX    256  /* bytes of the err buffer ticksync_client_new fills */
 #define TICKSYNC_FILTER_MAX 32   /* most samples in the clock filter */
 #define TICKSYNC_POINTS_MAX 64   /* most points in the drift regression */
 
@@ -185,7 +186,8 @@ typedef struct {
 
 typedef struct ticksync_client_t ticksync_client_t;
 
-/* Connects and sends HELLO. Returns NULL with a reason in err (256 bytes). */
+/* Connects and sends HELLO. Returns NULL with a reason in err
+ * (TICKSYNC_ERR_MAX bytes). */
 TICKSYNC_API ticksync_client_t *ticksync_client_new(const ticksync_client_options_t *options, char *err);
 TICKSYNC_API void ticksync_client_destroy(ticksync_client_t **self_p);
 

@@ -1,0 +1,27 @@
+/* scene/db.h - what the store (read-write, the writer thread's) and the
+ * reader (read-only, the admin thread's) do alike with their SQLite
+ * connection: open it with a busy timeout, run its setup, prepare its
+ * statements, close it, and read one player's row. */
+#ifndef SCENE_DB_H
+#define SCENE_DB_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "row.h"
+
+/* Opens path with sqlite3_open_v2 flags, runs setup (SQL, or NULL), and
+ * prepares sql[i] into st[i] for i < n. Returns 0, or -1 with
+ * "cannot <verb> database 'path': why" in err (TS_ERR_MAX bytes); then
+ * whatever was opened is closed again. */
+int scene_db_open(sqlite3 **db, const char *path, int flags, const char *setup, const char *const sql[],
+                  sqlite3_stmt *st[], size_t n, const char *verb, char *err);
+/* Finalizes st[0..n) and closes *db (NULLs them all). */
+void scene_db_close(sqlite3 **db, sqlite3_stmt *st[], size_t n);
+
+/* Steps by_id (one parameter, player_id; SCENE_STORE_COLUMNS): 1 with
+ * *row filled, 0 for no such player, -1 on a database error. */
+int scene_db_get_row(sqlite3_stmt *by_id, uint64_t player_id, scene_row_t *row);
+
+#endif
