@@ -39,6 +39,7 @@
 #include "net.h"
 #include "recvstamp.h"
 #include "shards.h"
+#include "stats.h"
 #include "signals.h"
 #include "token.h"
 #include "udp.h"
@@ -60,21 +61,10 @@ typedef struct {
     int64_t  deadline;
 } awaited_t;
 
-/* Counted metrics; see gate_new for names. */
-typedef struct {
-    ts_metric_t *accepted, *connections, *sessions, *replaced;
-    ts_metric_t *in[128], *out[128];
-    ts_metric_t *errors[9];
-    ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full, *unsent;
-    ts_metric_t *inside;
-    ts_metric_t *udp_in, *udp_dropped[GATE_UDP_VERDICTS];
-    ts_metric_t *awaiting_depth, *ready_depth, *closing_depth;
-} gate_metrics_t;
-
 struct gate_t {
     gate_options_t   opt;
     ts_log_t        *log;
-    gate_metrics_t   m;
+    gate_stats_t     m;
     int              ep, listen_fd, signal_fd, udp_fd;
     gate_conntab_t  *conns;
     gate_shards_t   *shards;
@@ -94,46 +84,6 @@ struct gate_t {
     bool             stopping;
 };
 
-static void register_metrics(gate_t *g, ts_metrics_t *reg)
-{
-    gate_metrics_t *m = &g->m;
-    m->accepted = ts_metrics_counter(reg, "ticksync_gate_connections_accepted_total", "TCP connections accepted", NULL);
-    m->connections = ts_metrics_gauge(reg, "ticksync_gate_connections", "open TCP connections", NULL);
-    m->sessions = ts_metrics_gauge(reg, "ticksync_gate_sessions", "welcomed sessions", NULL);
-    m->replaced = ts_metrics_counter(reg, "ticksync_gate_sessions_replaced_total", "sessions replaced by a second HELLO", NULL);
-    static const int types[] = { TS_HELLO, TS_WELCOME, TS_SYNC, TS_SYNC_REPLY, TS_SYNC_ACK, TS_SYNC_RESULT, TS_ERROR, TS_BYE };
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-        char l[64];
-        snprintf(l, sizeof l, "type=\"%s\"", ts_msg_type_name((uint64_t) types[i]));
-        m->in[types[i]] = ts_metrics_counter(reg, "ticksync_gate_messages_in_total", "client messages decoded, by type", l);
-        m->out[types[i]] = ts_metrics_counter(reg, "ticksync_gate_messages_out_total", "messages sent to clients, by type", l);
-    }
-    for (int c = 1; c <= 8; c++) {
-        char l[64];
-        snprintf(l, sizeof l, "code=\"%s\"", ts_error_name((uint64_t) c));
-        m->errors[c] = ts_metrics_counter(reg, "ticksync_gate_errors_total", "ERRORs sent to clients, by PROTOCOL code", l);
-    }
-    m->gone = ts_metrics_counter(reg, "ticksync_gate_replies_conn_gone_total", "scene replies for connections that have gone", NULL);
-    m->late = ts_metrics_counter(reg, "ticksync_gate_results_late_total", "SYNC_RESULTs after their SYNC_ACK was answered UNAVAILABLE", NULL);
-    m->bad_envelopes = ts_metrics_counter(reg, "ticksync_gate_bad_envelopes_total", "undecodable messages from scenes", NULL);
-    m->unsent = ts_metrics_counter(reg, "ticksync_gate_envelopes_unsent_total", "envelopes a shard would not take (no connection, or its queue full)", NULL);
-    m->stalled = ts_metrics_counter(reg, "ticksync_gate_stalled_readers_total", "connections dropped for passing the output cap", NULL);
-    m->inflight_full = ts_metrics_counter(reg, "ticksync_gate_inflight_full_total", "SYNCs refused because every exchange slot was in flight", NULL);
-    static const double bounds[] = { 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 50e-3 };
-    m->inside = ts_metrics_histogram(reg, "ticksync_gate_inside_seconds", "time inside the server, t3 - t2",
-                                     NULL, bounds, sizeof bounds / sizeof bounds[0]);
-    m->udp_in = ts_metrics_counter(reg, "ticksync_gate_udp_datagrams_total", "UDP datagrams admitted", NULL);
-    m->awaiting_depth = ts_metrics_gauge(reg, "ticksync_gate_results_awaited", "SYNC_ACKs forwarded to shards whose SYNC_RESULT is due", NULL);
-    m->ready_depth = ts_metrics_gauge(reg, "ticksync_gate_ready_connections", "connections with input waiting for their next share of the loop", NULL);
-    m->closing_depth = ts_metrics_gauge(reg, "ticksync_gate_closing_connections", "connections lingering after their last words", NULL);
-    for (int v = 1; v < GATE_UDP_VERDICTS; v++) {
-        char l[48];
-        snprintf(l, sizeof l, "reason=\"%s\"", gate_udp_verdict_name((gate_udp_verdict_t) v));
-        m->udp_dropped[v] = ts_metrics_counter(reg, "ticksync_gate_udp_dropped_total",
-                                               "UDP datagrams dropped silently, by reason", l);
-    }
-}
-
 static gate_shards_unsent_fn on_unsent;
 
 static int epoll_add(int ep, int fd, uint32_t events, uint64_t tag)
@@ -152,14 +102,13 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     g->opt = *opt;
     g->log = log;
     g->ep = g->listen_fd = g->signal_fd = g->udp_fd = -1;
-    register_metrics(g, metrics);
     int64_t now = ts_clock_mono_us();
     g->conns = gate_conntab_new();
     g->dec = ts_decoder_new();
     gate_curve_t curve = { .scene_certs = opt->curve_scene_certs, .gate_cert = opt->curve_cert };
     g->shards = gate_shards_new(opt->scenes, &curve, log, now, err);
     g->ep = epoll_create1(EPOLL_CLOEXEC);
-    if (!g->conns || !g->shards || !g->dec || g->ep < 0) {
+    if (!g->conns || !g->shards || !g->dec || g->ep < 0 || gate_stats_init(&g->m, metrics) < 0) {
         if (g->shards)
             snprintf(err, TS_ERR_MAX, "out of memory");
         gate_destroy(&g);

@@ -29,6 +29,16 @@ int scene_stats_init(scene_stats_t *s, ts_metrics_t *r)
                                          NULL, row_bounds, sizeof row_bounds / sizeof row_bounds[0]);
     s->store_pending = ts_metrics_gauge(r, "ticksync_scene_store_pending_rows", "rows waiting for the next flush", NULL);
     s->sqlite_memory = ts_metrics_gauge(r, "ticksync_scene_sqlite_memory_bytes", "heap held by SQLite (page caches included), after the last flush", NULL);
+    static const char sends[] = "ticksync_scene_sends_failed_total", sends_help[] =
+        "messages a scene thread could not hand to another (counted and logged, never silently lost)";
+    s->send_failed_gate = ts_metrics_counter(r, sends, sends_help, "to=\"gate\"");
+    s->send_failed_worker = ts_metrics_counter(r, sends, sends_help, "to=\"worker\"");
+    s->send_failed_writer = ts_metrics_counter(r, sends, sends_help, "to=\"writer\"");
+    s->send_failed_router = ts_metrics_counter(r, sends, sends_help, "to=\"router\"");
+    s->load_retries = ts_metrics_counter(r, "ticksync_scene_load_retries_total",
+                                         "stored rows asked for again after no answer came in time", NULL);
+    s->loads_abandoned = ts_metrics_counter(r, "ticksync_scene_loads_abandoned_total",
+                                            "players started afresh after their stored row never came", NULL);
     ts_metric_t **all = (ts_metric_t **) s;
     for (size_t i = 0; i < sizeof *s / sizeof(ts_metric_t *); i++)
         if (!all[i])

@@ -12,6 +12,9 @@ typedef struct {
     ts_metric_t *rtt;
     ts_metric_t *flushes, *flush_errors, *flush_seconds, *flush_rows, *store_pending;
     ts_metric_t *sqlite_memory;
+    /* inproc sends that failed, by the thread they were for: never silent */
+    ts_metric_t *send_failed_gate, *send_failed_worker, *send_failed_writer, *send_failed_router;
+    ts_metric_t *load_retries, *loads_abandoned;
 } scene_stats_t;
 
 /* Registers every metric in reg. Returns 0, or -1 when out of memory. */
