@@ -41,6 +41,7 @@ struct scene_t {
     size_t           answers_len;
     ts_env_t       **passed;     /* per worker, SCENE_PASS_MAX envelopes for it */
     size_t          *npassed;
+    scene_sender_t   to_gate, to_workers;   /* the routing thread's sends */
 };
 
 /* The router as a CurveZMQ server, with zauth letting in the gates whose
@@ -123,6 +124,11 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
         }
         zsock_set_sndhwm(s->to_worker[w], 0);
     }
+    /* a reply for a gate that is gone or full is refused (and counted),
+     * not dropped without a word as a ROUTER otherwise does */
+    zsock_set_router_mandatory(s->router, 1);
+    s->to_gate = (scene_sender_t) { .failed = s->stats.send_failed_gate, .log = log, .to = "gate" };
+    s->to_workers = (scene_sender_t) { .failed = s->stats.send_failed_worker, .log = log, .to = "worker" };
     zsock_set_sndhwm(s->router, SCENE_HWM);
     zsock_set_rcvhwm(s->router, SCENE_HWM);
     zsock_set_linger(s->router, 500);
@@ -180,17 +186,17 @@ void scene_destroy(scene_t **self_p)
 static void send_gathered(scene_t *s, void *router, const uint8_t *id, size_t idn)
 {
     if (s->answers_len > 0) {
-        zmq_send(router, id, idn, ZMQ_SNDMORE | ZMQ_DONTWAIT);
-        zmq_send(router, s->answers, s->answers_len, ZMQ_DONTWAIT);
+        const void *parts[] = { id, s->answers };
+        const size_t lens[] = { idn, s->answers_len };
+        scene_send(&s->to_gate, router, ZMQ_DONTWAIT, 2, parts, lens);
         s->answers_len = 0;
     }
     for (int w = 0; w < s->opt.workers; w++) {
         if (s->npassed[w] == 0)
             continue;
-        void *to = zsock_resolve(s->to_worker[w]);
-        zmq_send(to, "E", 1, ZMQ_SNDMORE);
-        zmq_send(to, id, idn, ZMQ_SNDMORE);
-        zmq_send(to, s->passed[w], s->npassed[w] * sizeof(ts_env_t), 0);
+        const void *parts[] = { "E", id, s->passed[w] };
+        const size_t lens[] = { 1, idn, s->npassed[w] * sizeof(ts_env_t) };
+        scene_send(&s->to_workers, zsock_resolve(s->to_worker[w]), 0, 3, parts, lens);
         s->npassed[w] = 0;
     }
 }
@@ -256,21 +262,28 @@ static bool route(scene_t *s, void *router)
     return true;
 }
 
-/* One reply from a worker: [identity][envelope] goes out as it is. False
- * when none waits. */
-static bool forward(void *replies, void *router)
+/* One reply from a worker: [gate identity][batch] goes out as it is. False
+ * when none waits. A gate that is gone or full refuses it (counted, logged
+ * by scene_send); what is left of the message is then read and dropped. */
+static bool forward(scene_t *s, void *replies, void *router)
 {
-    zmq_msg_t part;
-    zmq_msg_init(&part);
-    int more = 1;
-    bool got = false;
-    while (more && zmq_msg_recv(&part, replies, ZMQ_DONTWAIT) >= 0) {
-        got = true;
-        more = zmq_msg_more(&part);
-        zmq_msg_send(&part, router, (more ? ZMQ_SNDMORE : 0) | ZMQ_DONTWAIT);
+    uint8_t id[256];
+    bool more = false;
+    int idn = scene_recv_part(replies, id, sizeof id, ZMQ_DONTWAIT, &more);
+    if (idn < 0)
+        return false;
+    zmq_msg_t batch;
+    zmq_msg_init(&batch);
+    if (more && idn <= (int) sizeof id && zmq_msg_recv(&batch, replies, 0) >= 0) {
+        more = zmq_msg_more(&batch);
+        const void *parts[] = { id, zmq_msg_data(&batch) };
+        const size_t lens[] = { (size_t) idn, zmq_msg_size(&batch) };
+        if (!more)
+            scene_send(&s->to_gate, router, ZMQ_DONTWAIT, 2, parts, lens);
     }
-    zmq_msg_close(&part);
-    return got;
+    zmq_msg_close(&batch);
+    scene_recv_rest(replies, more);   /* a worker sends exactly two parts */
+    return true;
 }
 
 int scene_run(scene_t *s)
@@ -292,7 +305,7 @@ int scene_run(scene_t *s)
         /* a batch of each, so neither direction waits on the other */
         for (int i = 0; i < 256 && (items[0].revents & ZMQ_POLLIN) && route(s, router); i++)
             ;
-        for (int i = 0; i < 256 && (items[1].revents & ZMQ_POLLIN) && forward(replies, router); i++)
+        for (int i = 0; i < 256 && (items[1].revents & ZMQ_POLLIN) && forward(s, replies, router); i++)
             ;
     }
     ts_log(s->log, TS_LOG_INFO, "stopping", NULL);

@@ -7,7 +7,8 @@
  *   worker -> writer    (inproc://ts-store)     'Q' | scene_query_t
  *   worker -> router    (inproc://ts-replies)   gate identity | batch of encoded envelopes
  *
- * Each socket has one owner thread; a frame kind is its first byte. */
+ * Each socket has one owner thread; a frame kind is its first byte. Every
+ * send goes through scene_send, which counts and logs one that fails. */
 #ifndef SCENE_WIRE_H
 #define SCENE_WIRE_H
 
@@ -16,6 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clock.h"
+#include "log.h"
+#include "metrics.h"
 #include "row.h"
 
 #define SCENE_EP_WORKER  "inproc://ts-worker-%d"
@@ -32,6 +36,49 @@ typedef struct {
     int         found;      /* 0: no row, start afresh */
     scene_row_t row;
 } scene_load_t;
+
+/* Where one thread's sends to one destination are counted when they fail,
+ * and logged: the first failure at once, later ones as a count every
+ * SCENE_SEND_LOG_US, so a gate that went away cannot flood the log. */
+typedef struct {
+    ts_metric_t *failed;
+    ts_log_t    *log;
+    const char  *to;        /* "gate", "worker", "writer", "router" */
+    int64_t      next_log;
+    uint64_t     unlogged;
+} scene_sender_t;
+
+#define SCENE_SEND_LOG_US 10000000
+
+/* Sends the n parts data[i] (len[i] bytes) as one message on sock, with
+ * flags (ZMQ_DONTWAIT or 0) on each. A refused part ends the message: a
+ * refused first part leaves nothing queued (a ROUTER with
+ * ZMQ_ROUTER_MANDATORY refuses a gone or full peer there), and the
+ * sockets that could refuse a later part (inproc PUSH, no HWM, blocking)
+ * only do so when the context ends. Returns 0, or -1 after counting and
+ * logging the failure. */
+static inline int scene_send(scene_sender_t *s, void *sock, int flags, int n, const void *const data[],
+                             const size_t len[])
+{
+    for (int i = 0; i < n; i++) {
+        int more = i + 1 < n ? ZMQ_SNDMORE : 0, rc;
+        while ((rc = zmq_send(sock, data[i], len[i], flags | more)) < 0 && zmq_errno() == EINTR)
+            ;
+        if (rc >= 0)
+            continue;
+        ts_metric_add(s->failed, 1);
+        s->unlogged++;
+        int64_t now = ts_clock_mono_us();
+        if (now >= s->next_log) {
+            ts_log(s->log, TS_LOG_WARN, "send_failed", "to=%s part=%d error=\"%s\" failures=%llu", s->to, i,
+                   zmq_strerror(zmq_errno()), (unsigned long long) s->unlogged);
+            s->unlogged = 0;
+            s->next_log = now + SCENE_SEND_LOG_US;
+        }
+        return -1;
+    }
+    return 0;
+}
 
 /* Reads one command from an actor's pipe: true for "$TERM" (or a broken
  * pipe), when the actor is to stop. */

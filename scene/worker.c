@@ -3,7 +3,10 @@
  * A player who shows up is created at once and its stored row is asked of
  * the writer; SYNCs are taken meanwhile (they need no history, and the
  * gate has answered them), while SYNC_ACKs wait (up to DEFER_MAX) until the
- * row is in, so smoothing always continues from the stored values. Dirty
+ * row is in, so smoothing always continues from the stored values. A row
+ * that does not come within SCENE_LOAD_RETRY_US is asked for again, and
+ * after SCENE_LOAD_ASKS asks the player starts afresh (counted and logged)
+ * rather than wait for ever with its SYNC_ACKs unanswered. Dirty
  * rows leave for the writer, and replies for the gates in batches (one per
  * gate), each time the inbox runs dry: under load in large batches, when
  * idle at once. */
@@ -33,6 +36,8 @@ typedef struct {
     scene_player_t *player;
     int64_t         last_seen;
     bool            dirty, loading;
+    int64_t         asked_at;           /* loading: when the row was last asked for (0: not sent) */
+    int             asks;
     uint8_t         gate[GATE_ID_MAX];  /* the gate holding the session */
     size_t          gate_len;
     uint64_t        conn;
@@ -47,6 +52,7 @@ typedef struct {
     size_t     ndirty, dirty_size;
     scene_row_t chunk[ROWS_CHUNK];
     void      *replies, *store;  /* PUSH handles */
+    scene_sender_t to_router, to_writer;
     zmq_msg_t  body;             /* the inbox message being read */
     uint8_t   *out;              /* TS_ENV_BATCH_MAX: replies for one gate */
     size_t     out_len;
@@ -100,8 +106,9 @@ static void send_dirty(state_t *st)
             scene_player_row(st->dirty[i]->player, &st->chunk[n]);
             st->dirty[i]->dirty = false;
         }
-        zmq_send(st->store, "R", 1, ZMQ_SNDMORE);
-        zmq_send(st->store, st->chunk, n * sizeof st->chunk[0], 0);
+        const void *parts[] = { "R", st->chunk };
+        const size_t lens[] = { 1, n * sizeof st->chunk[0] };
+        scene_send(&st->to_writer, st->store, 0, 2, parts, lens);   /* failed: only at shutdown */
     }
     st->ndirty = 0;
 }
@@ -111,8 +118,9 @@ static void send_replies(state_t *st)
 {
     if (st->out_len == 0)
         return;
-    zmq_send(st->replies, st->out_gate, st->out_gate_len, ZMQ_SNDMORE);
-    zmq_send(st->replies, st->out, st->out_len, 0);
+    const void *parts[] = { st->out_gate, st->out };
+    const size_t lens[] = { st->out_gate_len, st->out_len };
+    scene_send(&st->to_router, st->replies, 0, 2, parts, lens);
     st->out_len = 0;
 }
 
@@ -131,6 +139,32 @@ static void reply(state_t *st, const uint8_t *gate, size_t gate_len, const ts_en
         ts_metric_add(st->opt.stats->replies_out, 1);
 }
 
+/* Asks the writer for the player's stored row; sweep asks again if none
+ * comes in time (or this send failed). */
+static void ask_row(state_t *st, uint64_t player_id, entry_t *e, int64_t now)
+{
+    scene_query_t q = { .worker = st->opt.index, .player_id = player_id };
+    const void *parts[] = { "Q", &q };
+    const size_t lens[] = { 1, sizeof q };
+    e->asks++;
+    e->asked_at = scene_send(&st->to_writer, st->store, 0, 2, parts, lens) == 0 ? now : 0;
+}
+
+static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env);
+
+/* The row is in (or given up on): the SYNC_ACKs that waited for it are
+ * answered, in order. */
+static void loaded(state_t *st, entry_t *e)
+{
+    e->loading = false;
+    for (int i = 0; i < e->ndeferred; i++)
+        on_ack(st, e, e->deferred[i].gate, e->deferred[i].gate_len, &e->deferred[i].env);
+    free(e->deferred);
+    e->deferred = NULL;
+    e->ndeferred = 0;
+    mark_dirty(st, e);
+}
+
 static entry_t *find_or_create(state_t *st, uint64_t player_id, int64_t now)
 {
     entry_t *e = zhashx_lookup(st->players, (void *) (uintptr_t) player_id);
@@ -145,9 +179,7 @@ static entry_t *find_or_create(state_t *st, uint64_t player_id, int64_t now)
     e->loading = true;
     zhashx_insert(st->players, (void *) (uintptr_t) player_id, e);
     ts_metric_add(st->opt.stats->players_in_memory, 1);
-    scene_query_t q = { .worker = st->opt.index, .player_id = player_id };
-    zmq_send(st->store, "Q", 1, ZMQ_SNDMORE);
-    zmq_send(st->store, &q, sizeof q, 0);
+    ask_row(st, player_id, e, now);
     return e;
 }
 
@@ -252,13 +284,24 @@ static void on_load(state_t *st, const scene_load_t *load)
         return;
     if (load->found)
         scene_player_restore(e->player, &load->row);
-    e->loading = false;
-    for (int i = 0; i < e->ndeferred; i++)
-        on_ack(st, e, e->deferred[i].gate, e->deferred[i].gate_len, &e->deferred[i].env);
-    free(e->deferred);
-    e->deferred = NULL;
-    e->ndeferred = 0;
-    mark_dirty(st, e);
+    loaded(st, e);
+}
+
+/* A player whose row has not come in time is asked for again, and after
+ * SCENE_LOAD_ASKS asks starts afresh. */
+static void chase_load(state_t *st, uint64_t player_id, entry_t *e, int64_t now)
+{
+    if (now - e->asked_at < SCENE_LOAD_RETRY_US)
+        return;
+    if (e->asks < SCENE_LOAD_ASKS) {
+        ts_metric_add(st->opt.stats->load_retries, 1);
+        ask_row(st, player_id, e, now);
+        return;
+    }
+    ts_metric_add(st->opt.stats->loads_abandoned, 1);
+    ts_log(st->opt.log, TS_LOG_WARN, "load_abandoned", "player=%llu asks=%d action=start_afresh",
+           (unsigned long long) player_id, e->asks);
+    loaded(st, e);
 }
 
 /* Takes one message from the inbox (no czmq message objects on the hot
@@ -299,6 +342,8 @@ static void sweep(state_t *st, int64_t now)
     int64_t real = ts_clock_real_us();
     zlistx_t *gone = zlistx_new();
     for (entry_t *e = zhashx_first(st->players); e; e = zhashx_next(st->players)) {
+        if (e->loading)
+            chase_load(st, (uint64_t) (uintptr_t) zhashx_cursor(st->players), e, now);
         int lost = scene_player_expire(e->player, now, real);
         if (lost) {
             ts_metric_add(st->opt.stats->lost, (uint64_t) lost);
@@ -322,6 +367,8 @@ static void sweep(state_t *st, int64_t now)
 static void worker_actor(zsock_t *pipe, void *args)
 {
     state_t st = { .opt = *(scene_worker_options_t *) args };
+    st.to_router = (scene_sender_t) { .failed = st.opt.stats->send_failed_router, .log = st.opt.log, .to = "router" };
+    st.to_writer = (scene_sender_t) { .failed = st.opt.stats->send_failed_writer, .log = st.opt.log, .to = "writer" };
     char ep[64];
     zsock_t *inbox = zsock_new_pull(scene_worker_endpoint(ep, '@', st.opt.index));
     zsock_t *replies = zsock_new_push(">" SCENE_EP_REPLIES);
@@ -361,6 +408,7 @@ static void worker_actor(zsock_t *pipe, void *args)
         int64_t now = ts_clock_mono_us();
         if (now >= next_sweep) {
             sweep(&st, now);
+            send_replies(&st);   /* the SYNC_RESULTs of a load given up on */
             next_sweep = now + TICK_US * 5;
         }
         send_dirty(&st);

@@ -11,6 +11,9 @@
 #include "player.h"
 #include "stats.h"
 
+#define SCENE_LOAD_RETRY_US 1000000   /* a stored row not in by then is asked for again */
+#define SCENE_LOAD_ASKS     3         /* asks before the player starts afresh */
+
 typedef struct {
     int              index, count;
     int64_t          idle_us;     /* a player silent this long leaves memory */

@@ -32,6 +32,7 @@ typedef struct {
     zsock_t  **to_worker_s;
     scene_row_t *rows;        /* the flush's batch, kept and grown, never shrunk */
     size_t     rows_size;
+    scene_sender_t sender;    /* to the workers */
     bool       failing;
     int64_t    last_error_log;
 } state_t;
@@ -67,8 +68,9 @@ static void answer_query(state_t *st, const scene_query_t *q)
             ts_log(st->cfg->log, TS_LOG_ERROR, "store_read_failed", "player=%llu", (unsigned long long) q->player_id);
         load.found = rc == 1;
     }
-    zmq_send(st->to_worker[q->worker], "L", 1, ZMQ_SNDMORE);
-    zmq_send(st->to_worker[q->worker], &load, sizeof load, 0);
+    const void *parts[] = { "L", &load };
+    const size_t lens[] = { 1, sizeof load };
+    scene_send(&st->sender, st->to_worker[q->worker], 0, 2, parts, lens);   /* failed: the worker asks again */
 }
 
 /* Handles one message of the inbox. */
@@ -154,6 +156,7 @@ static void writer_actor(zsock_t *pipe, void *args)
 {
     config_t *cfg = args;
     state_t st = { .cfg = cfg };
+    st.sender = (scene_sender_t) { .failed = cfg->stats->send_failed_worker, .log = cfg->log, .to = "worker" };
     zsock_t *inbox = zsock_new_pull("@" SCENE_EP_STORE);
     st.pending = zhashx_new();
     st.to_worker = calloc((size_t) cfg->workers, sizeof(void *));
