@@ -14,17 +14,6 @@
 #include "datagram.h"
 #include "frame.h"
 
-/* An exchange: INFLIGHT (SYNC read, its envelope on the way), REPLIED
- * (SYNC_REPLY written), ACKED (SYNC_ACK forwarded, SYNC_RESULT due). */
-typedef enum { SLOT_FREE, SLOT_INFLIGHT, SLOT_REPLIED, SLOT_ACKED } slot_state_t;
-
-typedef struct {
-    uint64_t     seq;
-    int64_t      when;    /* REPLIED: monotonic t3 (0 until written); ACKED: the result's deadline */
-    slot_state_t state;
-    bool         udp;     /* INFLIGHT, REPLIED: the SYNC came over UDP, so does its reply; ACKED: the ACK did */
-} slot_t;
-
 struct gate_conn_t {
     int               fd;
     uint64_t          id;
@@ -38,11 +27,10 @@ struct gate_conn_t {
     int64_t           close_at;
     bool              shut;
     bool              corked;      /* queue everything; flush at uncork */
-    size_t            unstamped[GATE_CONN_SLOTS];   /* corked SYNC_REPLYs: where each ends in out */
+    size_t            unstamped[GATE_EXCHANGE_SLOTS];   /* corked SYNC_REPLYs: where each ends in out */
     int               nunstamped;
     bool              pending;     /* on the gate's ready list: input left unread */
-    slot_t            slots[GATE_CONN_SLOTS];   /* an exchange sits at its seq's home slot when it can */
-    int               away;        /* exchanges in a slot not their seq's home */
+    gate_exchange_t  *exchanges;
     int               udp_fd;      /* the gate's UDP socket (borrowed), -1: UDP off */
     uint8_t           udp_key[TS_UDP_KEY_BYTES];
     struct sockaddr_storage peer, udp_peer;
@@ -55,7 +43,10 @@ gate_conn_t *gate_conn_new(int fd, uint64_t id, size_t out_cap, double sync_rate
     if (!self)
         return NULL;
     self->framer = ts_framer_new();
-    if (!self->framer) {
+    self->exchanges = gate_exchange_new();
+    if (!self->framer || !self->exchanges) {
+        ts_framer_destroy(&self->framer);
+        gate_exchange_destroy(&self->exchanges);
         free(self);
         return NULL;
     }
@@ -77,6 +68,7 @@ void gate_conn_destroy(gate_conn_t **self_p)
     if (self->fd >= 0)
         close(self->fd);
     ts_framer_destroy(&self->framer);
+    gate_exchange_destroy(&self->exchanges);
     free(self->out);
     free(self);
     *self_p = NULL;
@@ -87,6 +79,7 @@ uint64_t gate_conn_id(const gate_conn_t *self) { return self->id; }
 gate_conn_state_t gate_conn_state(const gate_conn_t *self) { return self->state; }
 uint64_t gate_conn_player(const gate_conn_t *self) { return self->player_id; }
 uint64_t gate_conn_session(const gate_conn_t *self) { return self->session_id; }
+gate_exchange_t *gate_conn_exchanges(gate_conn_t *self) { return self->exchanges; }
 
 void gate_conn_welcome(gate_conn_t *self, uint64_t player_id, uint64_t session_id)
 {
@@ -174,46 +167,6 @@ int gate_conn_send(gate_conn_t *self, const ts_msg_t *msg)
     return send_encoded(self, msg);
 }
 
-/* Exchange slots are direct-mapped: seq's home is slot seq % SLOTS, and a
- * client counting its seqs up finds every exchange there. A seq whose home
- * is taken goes to another slot and counts as away; while none is away,
- * the home slot alone answers where a seq is. */
-static slot_t *home_slot(gate_conn_t *self, uint64_t seq)
-{
-    return &self->slots[seq % GATE_CONN_SLOTS];
-}
-
-static bool is_away(gate_conn_t *self, const slot_t *s)
-{
-    return s != home_slot(self, s->seq);
-}
-
-static void slot_free(gate_conn_t *self, slot_t *s)
-{
-    if (s->state != SLOT_FREE && is_away(self, s))
-        self->away--;
-    s->state = SLOT_FREE;
-}
-
-static void slot_take(gate_conn_t *self, slot_t *s, uint64_t seq, bool udp)
-{
-    slot_free(self, s);
-    *s = (slot_t) { .seq = seq, .state = SLOT_INFLIGHT, .udp = udp };
-    if (is_away(self, s))
-        self->away++;
-}
-
-static slot_t *find_slot(gate_conn_t *self, uint64_t seq, slot_state_t state)
-{
-    slot_t *h = home_slot(self, seq);
-    if (h->state == state && h->seq == seq)
-        return h;
-    for (int i = 0; self->away > 0 && i < GATE_CONN_SLOTS; i++)
-        if (self->slots[i].state == state && self->slots[i].seq == seq)
-            return &self->slots[i];
-    return NULL;
-}
-
 /* The corked SYNC_REPLYs get their t3, real time for the client and
  * monotonic for their slots (the REPLIED ones with no t3 yet), immediately
  * before the write that carries them: one clock read for all of them, as
@@ -225,9 +178,7 @@ static void stamp_replies(gate_conn_t *self)
     int64_t real = ts_clock_real_us(), mono = ts_clock_mono_us();
     for (int i = 0; i < self->nunstamped; i++)
         ts_msg_set_t3(self->out + self->unstamped[i], real);
-    for (int i = 0; i < GATE_CONN_SLOTS; i++)
-        if (self->slots[i].state == SLOT_REPLIED && self->slots[i].when == 0)
-            self->slots[i].when = mono;
+    gate_exchange_stamp(self->exchanges, mono);
     self->nunstamped = 0;
 }
 
@@ -236,24 +187,17 @@ int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64
     ts_msg_t m = { .type = TS_SYNC_REPLY, .seq = seq };
     m.u.sync_reply.t1 = t1;
     m.u.sync_reply.t2 = t2;
-    slot_t *slot = find_slot(self, seq, SLOT_INFLIGHT);
-    if (slot && self->corked && !slot->udp && self->nunstamped < GATE_CONN_SLOTS) {
-        /* stamped by the write that carries it (stamp_replies) */
-        slot->state = SLOT_REPLIED;
-        slot->when = 0;
+    bool later = self->corked && self->nunstamped < GATE_EXCHANGE_SLOTS;
+    int how = gate_exchange_reply(self->exchanges, seq, later);
+    if (later && how == 0) {   /* stamped by the write that carries it (stamp_replies) */
         if (send_encoded(self, &m) < 0)
             return -1;
         if (gate_conn_has_output(self))   /* else nothing was queued: the write side is shut */
             self->unstamped[self->nunstamped++] = self->out_len;
         return 0;
     }
-    bool udp = slot && slot->udp;
     m.u.sync_reply.t3 = ts_clock_real_us();
-    if (slot) {
-        slot->state = SLOT_REPLIED;
-        slot->when = ts_clock_mono_us();
-    }
-    return udp ? gate_conn_send_udp(self, &m) : send_encoded(self, &m);
+    return how == 1 ? gate_conn_send_udp(self, &m) : send_encoded(self, &m);
 }
 
 void gate_conn_set_pending(gate_conn_t *self, bool pending) { self->pending = pending; }
@@ -310,99 +254,6 @@ void gate_conn_close_after(gate_conn_t *self, int64_t deadline_us)
 }
 
 int64_t gate_conn_close_deadline(const gate_conn_t *self) { return self->close_at; }
-
-bool gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp, int64_t now)
-{
-    slot_t *h = home_slot(self, seq);
-    if (h->state == SLOT_FREE && self->away == 0) {   /* seq is nowhere else */
-        slot_take(self, h, seq, udp);
-        return true;
-    }
-    slot_t *free_slot = NULL, *same = NULL;
-    for (int i = 0; i < GATE_CONN_SLOTS; i++) {
-        slot_t *s = &self->slots[i];
-        switch (s->state) {
-        case SLOT_FREE:
-            break;
-        case SLOT_INFLIGHT:
-            if (s->seq == seq)
-                same = s;             /* a SYNC repeated before its reply */
-            continue;
-        case SLOT_REPLIED:            /* a reused seq starts over; old ones are lost */
-            if (s->when == 0 || (s->seq != seq && now - s->when <= GATE_EXCHANGE_US))
-                continue;             /* (when 0: a corked reply, not yet written) */
-            slot_free(self, s);
-            break;
-        case SLOT_ACKED:              /* a result deadline nobody watched */
-            if (now - s->when <= GATE_EXCHANGE_US)
-                continue;
-            slot_free(self, s);
-            break;
-        }
-        if (!free_slot || s == h)
-            free_slot = s;            /* the home slot, when it is free, else the first */
-    }
-    if (same)
-        free_slot = same;
-    if (!free_slot) {                 /* evict the oldest replied exchange */
-        for (int i = 0; i < GATE_CONN_SLOTS; i++) {
-            slot_t *s = &self->slots[i];
-            if (s->state == SLOT_REPLIED && s->when != 0 && (!free_slot || s->when < free_slot->when))
-                free_slot = s;
-        }
-    }
-    if (!free_slot)
-        return false;
-    slot_take(self, free_slot, seq, udp);
-    return true;
-}
-
-bool gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq)
-{
-    return find_slot((gate_conn_t *) self, seq, SLOT_INFLIGHT) != NULL;
-}
-
-/* Frees slot s, if there is one, telling how its exchange came. */
-static bool release(gate_conn_t *self, slot_t *s, bool *udp)
-{
-    if (!s)
-        return false;
-    *udp = s->udp;
-    slot_free(self, s);
-    return true;
-}
-
-bool gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp)
-{
-    return release(self, find_slot(self, seq, SLOT_INFLIGHT), udp);
-}
-
-int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp, int64_t deadline_us)
-{
-    slot_t *s = find_slot(self, seq, SLOT_REPLIED);
-    if (!s)
-        return -1;
-    int64_t d = t6_us - s->when;
-    if (d < 0 || d > GATE_EXCHANGE_US) {
-        slot_free(self, s);
-        return -1;
-    }
-    s->when = deadline_us;
-    s->state = SLOT_ACKED;
-    s->udp = udp;
-    return d;
-}
-
-bool gate_conn_sync_result(gate_conn_t *self, uint64_t seq, bool *udp)
-{
-    return release(self, find_slot(self, seq, SLOT_ACKED), udp);
-}
-
-bool gate_conn_sync_result_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool *udp)
-{
-    slot_t *s = find_slot(self, seq, SLOT_ACKED);
-    return s && s->when == deadline_us && release(self, s, udp);
-}
 
 /* ---- UDP ------------------------------------------------------------------ */
 

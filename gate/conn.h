@@ -1,6 +1,7 @@
 /* gate/conn.h - one client connection: its socket, frame reader, capped
- * output buffer, session fields, SYNC rate bucket and the exchanges it has
- * in flight. Only the gate's event loop thread touches a connection. */
+ * output buffer, session fields and SYNC rate bucket, and the exchanges it
+ * has in flight (gate/exchange.h), which it stamps as their replies leave.
+ * Only the gate's event loop thread touches a connection. */
 #ifndef GATE_CONN_H
 #define GATE_CONN_H
 
@@ -10,6 +11,7 @@
 
 #include <sys/socket.h>
 
+#include "exchange.h"
 #include "msg.h"
 #include "udptag.h"
 
@@ -18,9 +20,6 @@ typedef enum {
     GATE_CONN_WELCOMED,  /* HELLO accepted, player bound */
     GATE_CONN_CLOSING,   /* last words written; input is discarded until close */
 } gate_conn_state_t;
-
-#define GATE_CONN_SLOTS     32       /* exchanges in flight per connection: above the SYNC burst */
-#define GATE_EXCHANGE_US    5000000  /* an ACK later than this is lost (PROTOCOL) */
 
 typedef struct gate_conn_t gate_conn_t;
 
@@ -35,6 +34,8 @@ uint64_t gate_conn_id(const gate_conn_t *self);
 gate_conn_state_t gate_conn_state(const gate_conn_t *self);
 uint64_t gate_conn_player(const gate_conn_t *self);
 uint64_t gate_conn_session(const gate_conn_t *self);
+/* The connection's exchanges in flight (owned by the connection). */
+gate_exchange_t *gate_conn_exchanges(gate_conn_t *self);
 void     gate_conn_welcome(gate_conn_t *self, uint64_t player_id, uint64_t session_id);
 /* Counts a BAD_MESSAGE; returns how many this connection has had. */
 int      gate_conn_bad_message(gate_conn_t *self);
@@ -52,7 +53,9 @@ int gate_conn_send(gate_conn_t *self, const ts_msg_t *msg);
 /* SYNC_REPLY with t3 read from the real-time clock immediately before the
  * write that carries it: now, or while corked, at the write that uncork (or
  * an early flush) makes, which stamps all the replies it carries with one
- * reading. The monotonic t3 is kept in seq's exchange slot the same way. */
+ * reading. The monotonic t3 goes to seq's exchange the same way
+ * (gate_exchange_reply, gate_exchange_stamp); a SYNC that came over UDP
+ * is answered over UDP. */
 int gate_conn_send_sync_reply(gate_conn_t *self, uint64_t seq, int64_t t1, int64_t t2);
 /* Whether the connection has input left unread after its share of a turn
  * (it waits on the gate's ready list, once). */
@@ -75,33 +78,13 @@ bool gate_conn_has_output(const gate_conn_t *self);
 void    gate_conn_close_after(gate_conn_t *self, int64_t deadline_us);
 int64_t gate_conn_close_deadline(const gate_conn_t *self);
 
-/* Exchanges, a slot per seq.
- * - begin records a SYNC whose envelope is on its way to the scene, at
- *   monotonic time now (false: no free slot); inflight tells whether seq
- *   still awaits its SYNC_REPLY; cancel frees it (its envelope never
- *   left), with *udp telling how it came.
- * - send_sync_reply (above) keeps the monotonic t3.
- * - ack returns the monotonic t6 - t3 of seq's SYNC_REPLY, and the slot then
- *   awaits its SYNC_RESULT until deadline_us; or -1 when seq matches no
- *   pending exchange (or one older than 5 s), and the slot is freed.
- * - result frees an ACKed seq when its SYNC_RESULT comes, with *udp telling
- *   whether the ACK came over UDP (so must the result); false when none
- *   waits (its ACK was answered UNAVAILABLE). result_expire does the same
- *   only if seq still waits with this deadline. */
-bool    gate_conn_sync_begin(gate_conn_t *self, uint64_t seq, bool udp, int64_t now);
-bool    gate_conn_sync_inflight(const gate_conn_t *self, uint64_t seq);
-bool    gate_conn_sync_cancel(gate_conn_t *self, uint64_t seq, bool *udp);
-int64_t gate_conn_sync_ack(gate_conn_t *self, uint64_t seq, int64_t t6_us, bool udp, int64_t deadline_us);
-bool    gate_conn_sync_result(gate_conn_t *self, uint64_t seq, bool *udp);
-bool    gate_conn_sync_result_expire(gate_conn_t *self, uint64_t seq, int64_t deadline_us, bool *udp);
-
 /* UDP (PROTOCOL.md "Framing"). enable hands the connection the gate's UDP
  * socket (borrowed) and the udp_key its WELCOME carries. check is the tag
  * of a datagram's message; same_host compares a datagram's source address
  * with the TCP peer's (ports may differ through NAT); set_udp_peer records
- * where replies go. An exchange begun with udp replies over UDP: SYNC_REPLY
- * (see send_sync_reply), and SYNC_RESULT when sync_result says its ACK came
- * over UDP. send_udp never fails the connection: UDP may drop. */
+ * where replies go: a SYNC_REPLY to a SYNC that came over UDP (see
+ * send_sync_reply), and a SYNC_RESULT whose ACK did (gate_exchange_result
+ * says). send_udp never fails the connection: UDP may drop. */
 void gate_conn_enable_udp(gate_conn_t *self, int udp_fd, const uint8_t key[TS_UDP_KEY_BYTES]);
 bool gate_conn_udp_enabled(const gate_conn_t *self);
 bool gate_conn_udp_check(const gate_conn_t *self, const uint8_t *msg, size_t len, const uint8_t *tag);

@@ -55,12 +55,6 @@
 /* epoll tags below any connection id (ids have a generation >= 1 on top). */
 enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_UDP = 3, TAG_SHARD = 16 };
 
-/* A SYNC_ACK forwarded to its shard, whose SYNC_RESULT is due by deadline. */
-typedef struct {
-    uint64_t conn, seq;
-    int64_t  deadline;
-} awaited_t;
-
 struct gate_t {
     gate_options_t   opt;
     ts_log_t        *log;
@@ -70,8 +64,7 @@ struct gate_t {
     gate_shards_t   *shards;
     ts_decoder_t    *dec;             /* client messages are decoded into this */
     _Atomic int      shards_up;
-    awaited_t       *awaiting;        /* FIFO ring of SYNC_RESULTs due, deadlines ascending */
-    size_t           aw_head, aw_len, aw_size;
+    gate_awaits_t   *awaits;          /* the SYNC_RESULTs due, by deadline */
     uint64_t        *held;            /* connections corked while the scene's replies are handed out */
     size_t           nheld, held_size;
     uint64_t        *closing;         /* ids of CLOSING connections */
@@ -105,10 +98,11 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     int64_t now = ts_clock_mono_us();
     g->conns = gate_conntab_new();
     g->dec = ts_decoder_new();
+    g->awaits = gate_awaits_new();
     gate_curve_t curve = { .scene_certs = opt->curve_scene_certs, .gate_cert = opt->curve_cert };
     g->shards = gate_shards_new(opt->scenes, &curve, log, now, err);
     g->ep = epoll_create1(EPOLL_CLOEXEC);
-    if (!g->conns || !g->shards || !g->dec || g->ep < 0 || gate_stats_init(&g->m, metrics) < 0) {
+    if (!g->conns || !g->shards || !g->dec || !g->awaits || g->ep < 0 || gate_stats_init(&g->m, metrics) < 0) {
         if (g->shards)
             snprintf(err, TS_ERR_MAX, "out of memory");
         gate_destroy(&g);
@@ -153,7 +147,7 @@ void gate_destroy(gate_t **self_p)
         close(g->signal_fd);
     if (g->ep >= 0)
         close(g->ep);
-    free(g->awaiting);
+    gate_awaits_destroy(&g->awaits);
     free(g->held);
     free(g->closing);
     free(g->ready);
@@ -356,7 +350,7 @@ static void on_unsent(void *arg, const ts_env_t *env)
     if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || gate_conn_player(c) != env->player_id)
         return;
     bool udp = false;
-    if (env->kind == TS_ENV_SYNC_ACK && gate_conn_sync_result(c, env->seq, &udp))
+    if (env->kind == TS_ENV_SYNC_ACK && gate_exchange_result(gate_conn_exchanges(c), env->seq, &udp))
         refuse(g, c, env->seq, TS_UNAVAILABLE, udp);
 }
 
@@ -377,7 +371,7 @@ static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, in
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
-    if (!gate_conn_sync_begin(c, m->seq, udp, now)) {
+    if (!gate_exchange_begin(gate_conn_exchanges(c), m->seq, udp, now)) {
         ts_metric_add(g->m.inflight_full, 1);
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
@@ -385,7 +379,7 @@ static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, in
     ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
                      .t1 = m->u.sync.t1, .t2 = t2 };
     if (gate_shards_send(g->shards, shard, &env) < 0) {
-        gate_conn_sync_cancel(c, m->seq, &udp);
+        gate_exchange_cancel(gate_conn_exchanges(c), m->seq, &udp);
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
@@ -398,33 +392,16 @@ static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, in
     ts_metric_observe(g->m.inside, (double) (ts_clock_real_us() - t2) / 1e6);
 }
 
-static bool await_result(gate_t *g, uint64_t conn, uint64_t seq, int64_t deadline)
-{
-    if (g->aw_len == g->aw_size) {
-        size_t size = g->aw_size ? g->aw_size * 2 : 1024;
-        awaited_t *grown = malloc(size * sizeof *grown);
-        if (!grown)
-            return false;
-        for (size_t i = 0; i < g->aw_len; i++)
-            grown[i] = g->awaiting[(g->aw_head + i) % g->aw_size];
-        free(g->awaiting);
-        g->awaiting = grown;
-        g->aw_head = 0;
-        g->aw_size = size;
-    }
-    g->awaiting[(g->aw_head + g->aw_len++) % g->aw_size] = (awaited_t) { conn, seq, deadline };
-    return true;
-}
-
 /* A SYNC_ACK goes to the shard, which owes a SYNC_RESULT: one that has not
  * come within GATE_RESULT_US (the shard died with it) is UNAVAILABLE. */
 static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t now, bool udp)
 {
     int64_t deadline = now + GATE_RESULT_US;
-    int64_t t6_t3 = gate_conn_sync_ack(c, m->seq, now, udp, deadline);
+    gate_exchange_t *x = gate_conn_exchanges(c);
+    int64_t t6_t3 = gate_exchange_ack(x, m->seq, now, udp, deadline);
     if (t6_t3 < 0)
         return;   /* no pending exchange with this seq: ignored (PROTOCOL) */
-    await_result(g, gate_conn_id(c), m->seq, deadline);   /* out of memory: the slot frees itself later */
+    gate_awaits_push(g->awaits, gate_conn_id(c), m->seq, deadline);   /* out of memory: the slot frees itself later */
     const ts_sync_ack_t *a = &m->u.sync_ack;
     uint64_t player = gate_conn_player(c);
     ts_env_t env = { .kind = TS_ENV_SYNC_ACK, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
@@ -432,7 +409,7 @@ static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t no
                      .has_client_rtt = a->has_client_rtt, .client_rtt = a->client_rtt,
                      .has_client_offset = a->has_client_offset, .client_offset = a->client_offset };
     if (gate_shards_send(g->shards, gate_shards_route(g->shards, player), &env) < 0 &&
-        gate_conn_sync_result(c, m->seq, &udp))
+        gate_exchange_result(x, m->seq, &udp))
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
 }
 
@@ -599,7 +576,7 @@ static void on_envelope(gate_t *g, const ts_env_t *env)
     }
     if (env->kind == TS_ENV_SYNC_RESULT) {
         bool udp = false;
-        if (!gate_conn_sync_result(c, env->seq, &udp)) {
+        if (!gate_exchange_result(gate_conn_exchanges(c), env->seq, &udp)) {
             ts_metric_add(g->m.late, 1);
             return;
         }
@@ -644,16 +621,13 @@ static void drain_shards(gate_t *g, int64_t now)
 
 static void expire_awaiting(gate_t *g, int64_t now)
 {
-    while (g->aw_len > 0) {
-        awaited_t *a = &g->awaiting[g->aw_head];
-        if (a->deadline > now)
-            break;
-        gate_conn_t *c = gate_conntab_get(g->conns, a->conn);
+    uint64_t conn, seq;
+    int64_t deadline;
+    while (gate_awaits_pop_due(g->awaits, now, &conn, &seq, &deadline)) {
+        gate_conn_t *c = gate_conntab_get(g->conns, conn);
         bool udp = false;
-        if (c && gate_conn_sync_result_expire(c, a->seq, a->deadline, &udp))
-            refuse(g, c, a->seq, TS_UNAVAILABLE, udp);
-        g->aw_head = (g->aw_head + 1) % g->aw_size;
-        g->aw_len--;
+        if (c && gate_exchange_expire(gate_conn_exchanges(c), seq, deadline, &udp))
+            refuse(g, c, seq, TS_UNAVAILABLE, udp);
     }
 }
 
@@ -697,7 +671,7 @@ static void log_client_errors(gate_t *g, int64_t now)
 static void tick(gate_t *g, int64_t now)
 {
     log_client_errors(g, now);
-    ts_metric_set(g->m.awaiting_depth, (int64_t) g->aw_len);
+    ts_metric_set(g->m.awaiting_depth, (int64_t) gate_awaits_len(g->awaits));
     ts_metric_set(g->m.ready_depth, (int64_t) g->nready);
     ts_metric_set(g->m.closing_depth, (int64_t) g->nclosing);
     gate_shards_tick(g->shards, now);

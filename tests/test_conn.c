@@ -1,6 +1,7 @@
 /* tests/test_conn.c - one gate connection over a socketpair: frames in,
- * messages out, the output cap, corking, the exchange slots and their
- * monotonic t6 - t3, the rate bucket, and UDP's per-connection checks. */
+ * messages out, the output cap, corking, SYNC_REPLYs stamped by the write
+ * that carries them (t3, and the exchange's monotonic t6 - t3), the rate
+ * bucket, and UDP's per-connection checks. */
 #include <criterion/criterion.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -97,17 +98,18 @@ Test(conn, corked_output_leaves_in_one_write, .init = setup, .fini = teardown)
 Test(conn, corked_sync_replies_are_stamped_by_the_write_that_carries_them, .init = setup, .fini = teardown)
 {
     gate_conn_welcome(c, 7, 42);
+    gate_exchange_t *x = gate_conn_exchanges(c);
     gate_conn_cork(c);
     ts_msg_t e;
     ts_msg_error(&e, 3, TS_RATE_LIMITED, NULL);
     gate_conn_send(c, &e);
     for (uint64_t seq = 4; seq <= 5; seq++) {
-        cr_assert(gate_conn_sync_begin(c, seq, false, ts_clock_mono_us()));
+        cr_assert(gate_exchange_begin(x, seq, false, ts_clock_mono_us()));
         cr_assert_eq(gate_conn_send_sync_reply(c, seq, 1, 2), 0);
     }
-    cr_assert(gate_conn_sync_begin(c, 6, false, ts_clock_mono_us()), "a SYNC after them in the same read takes no slot of theirs");
-    cr_assert_eq(gate_conn_sync_ack(c, 4, ts_clock_mono_us(), false, 1), -1, "not written: no ACK can match yet");
-    cr_assert(gate_conn_sync_begin(c, 4, false, ts_clock_mono_us()));
+    cr_assert(gate_exchange_begin(x, 6, false, ts_clock_mono_us()), "a SYNC after them in the same read takes no slot of theirs");
+    cr_assert_eq(gate_exchange_ack(x, 4, ts_clock_mono_us(), false, 1), -1, "not written: no ACK can match yet");
+    cr_assert(gate_exchange_begin(x, 4, false, ts_clock_mono_us()));
     cr_assert_eq(gate_conn_send_sync_reply(c, 4, 1, 2), 0);
     usleep(20000);
     int64_t before = ts_clock_real_us();
@@ -122,95 +124,36 @@ Test(conn, corked_sync_replies_are_stamped_by_the_write_that_carries_them, .init
         cr_assert(i == 0 || r.u.sync_reply.t3 == t3, "one write, one t3");
         t3 = r.u.sync_reply.t3;
     }
-    int64_t d = gate_conn_sync_ack(c, 5, ts_clock_mono_us(), false, 1);
+    int64_t d = gate_exchange_ack(x, 5, ts_clock_mono_us(), false, 1);
     cr_assert(d >= 0 && d < 20000, "the monotonic t3 is the write's too: %lld", (long long) d);
 }
 
-Test(conn, exchange_slots_give_the_monotonic_interval, .init = setup, .fini = teardown)
+Test(conn, sync_replies_give_their_exchange_the_monotonic_interval, .init = setup, .fini = teardown)
 {
     gate_conn_welcome(c, 7, 42);
-    cr_assert(gate_conn_sync_begin(c, 5, false, ts_clock_mono_us()));
-    cr_assert(gate_conn_sync_inflight(c, 5));
+    gate_exchange_t *x = gate_conn_exchanges(c);
+    cr_assert(gate_exchange_begin(x, 5, false, ts_clock_mono_us()));
+    cr_assert(gate_exchange_inflight(x, 5));
     cr_assert_eq(gate_conn_send_sync_reply(c, 5, 111, 222), 0);
     ts_msg_t r = read_msg();
     cr_assert_eq(r.type, TS_SYNC_REPLY);
     cr_assert_eq(r.u.sync_reply.t1, 111);
     cr_assert_eq(r.u.sync_reply.t2, 222);
     cr_assert_geq(r.u.sync_reply.t3, ts_clock_real_us() - 1000000, "t3 is real time at the write");
-    cr_assert_not(gate_conn_sync_inflight(c, 5), "answered");
+    cr_assert_not(gate_exchange_inflight(x, 5), "answered");
     usleep(20000);
-    int64_t d = gate_conn_sync_ack(c, 5, ts_clock_mono_us(), false, 1);
+    int64_t d = gate_exchange_ack(x, 5, ts_clock_mono_us(), false, 1);
     cr_assert_geq(d, 20000);
     cr_assert_lt(d, 200000);
-    cr_assert_eq(gate_conn_sync_ack(c, 5, ts_clock_mono_us(), false, 1), -1, "one ACK per exchange");
-    cr_assert_eq(gate_conn_sync_ack(c, 6, ts_clock_mono_us(), false, 1), -1, "unknown seq");
+    cr_assert_eq(gate_exchange_ack(x, 5, ts_clock_mono_us(), false, 1), -1, "one ACK per exchange");
+    cr_assert_eq(gate_exchange_ack(x, 6, ts_clock_mono_us(), false, 1), -1, "unknown seq");
     /* an ACK later than 5 s is no sample */
-    cr_assert(gate_conn_sync_begin(c, 8, false, ts_clock_mono_us()));
+    cr_assert(gate_exchange_begin(x, 8, false, ts_clock_mono_us()));
     gate_conn_send_sync_reply(c, 8, 1, 2);
     read_msg();
-    cr_assert_eq(gate_conn_sync_ack(c, 8, ts_clock_mono_us() + GATE_EXCHANGE_US + 1, false, 1), -1);
+    cr_assert_eq(gate_exchange_ack(x, 8, ts_clock_mono_us() + GATE_EXCHANGE_US + 1, false, 1), -1);
     bool udp = true;
-    cr_assert_not(gate_conn_sync_result(c, 8, &udp), "no result is due for an ACK that was no sample");
-}
-
-Test(conn, an_acked_exchange_awaits_one_result_until_its_deadline, .init = setup, .fini = teardown)
-{
-    gate_conn_welcome(c, 7, 42);
-    bool udp = false;
-    int64_t base = ts_clock_mono_us() + 1000000;
-    for (uint64_t seq = 1; seq <= 3; seq++) {
-        cr_assert(gate_conn_sync_begin(c, seq, false, ts_clock_mono_us()));
-        gate_conn_send_sync_reply(c, seq, 1, 2);
-        read_msg();
-        cr_assert_geq(gate_conn_sync_ack(c, seq, ts_clock_mono_us(), seq == 2, base + (int64_t) seq), 0);
-    }
-    cr_assert(gate_conn_sync_result(c, 2, &udp));
-    cr_assert(udp, "the ACK came over UDP, so does its result");
-    cr_assert_not(gate_conn_sync_result(c, 2, &udp), "one result per ACK");
-    cr_assert_not(gate_conn_sync_result_expire(c, 1, base + 2, &udp), "only the deadline it was given");
-    cr_assert(gate_conn_sync_result_expire(c, 1, base + 1, &udp));
-    cr_assert_not(udp);
-    cr_assert_not(gate_conn_sync_result(c, 1, &udp), "expired: a late result is not sent");
-    cr_assert(gate_conn_sync_result(c, 3, &udp));
-    cr_assert_not(gate_conn_sync_result(c, 9, &udp), "never ACKed");
-}
-
-Test(conn, a_cancelled_sync_frees_its_slot, .init = setup, .fini = teardown)
-{
-    gate_conn_welcome(c, 7, 42);
-    for (uint64_t seq = 1; seq <= GATE_CONN_SLOTS; seq++)
-        cr_assert(gate_conn_sync_begin(c, seq, seq == 4, ts_clock_mono_us()));
-    cr_assert_not(gate_conn_sync_begin(c, 100, false, ts_clock_mono_us()), "every slot in flight");
-    bool udp = false;
-    cr_assert(gate_conn_sync_cancel(c, 4, &udp));
-    cr_assert(udp);
-    cr_assert_not(gate_conn_sync_inflight(c, 4));
-    cr_assert_not(gate_conn_sync_cancel(c, 4, &udp), "once");
-    cr_assert(gate_conn_sync_begin(c, 100, false, ts_clock_mono_us()), "its slot is free again");
-}
-
-Test(conn, seqs_that_share_a_home_slot_are_all_found, .init = setup, .fini = teardown)
-{
-    gate_conn_welcome(c, 7, 42);
-    /* 5, 5 + SLOTS and 5 + 2 * SLOTS share a home slot; 6 then finds its
-     * own home taken by one of them */
-    const uint64_t seqs[] = { 5, 5 + GATE_CONN_SLOTS, 5 + 2 * GATE_CONN_SLOTS, 6, 1ULL << 63 };
-    const size_t n = sizeof seqs / sizeof seqs[0];
-    for (size_t i = 0; i < n; i++)
-        cr_assert(gate_conn_sync_begin(c, seqs[i], false, ts_clock_mono_us()));
-    for (size_t i = 0; i < n; i++)
-        cr_assert(gate_conn_sync_inflight(c, seqs[i]), "seq %llu", (unsigned long long) seqs[i]);
-    bool udp;
-    cr_assert(gate_conn_sync_cancel(c, 5, &udp), "the one at home leaves");
-    cr_assert(gate_conn_sync_inflight(c, 5 + GATE_CONN_SLOTS), "the ones away are still found");
-    cr_assert(gate_conn_sync_inflight(c, 5 + 2 * GATE_CONN_SLOTS));
-    cr_assert_not(gate_conn_sync_inflight(c, 5));
-    cr_assert(gate_conn_sync_begin(c, 5 + GATE_CONN_SLOTS, false, ts_clock_mono_us()), "a repeated SYNC");
-    for (size_t i = 1; i < n; i++)
-        cr_assert(gate_conn_sync_cancel(c, seqs[i], &udp), "seq %llu", (unsigned long long) seqs[i]);
-    cr_assert_not(gate_conn_sync_cancel(c, 5 + GATE_CONN_SLOTS, &udp), "a repeated SYNC holds one slot");
-    for (uint64_t seq = 1; seq <= GATE_CONN_SLOTS; seq++)
-        cr_assert(gate_conn_sync_begin(c, seq, false, ts_clock_mono_us()), "every slot is free again");
+    cr_assert_not(gate_exchange_result(x, 8, &udp), "no result is due for an ACK that was no sample");
 }
 
 Test(conn, the_bucket_allows_the_rate, .init = setup, .fini = teardown)
