@@ -133,7 +133,7 @@ static int queue(gate_conn_t *self, const uint8_t *bytes, size_t len)
 /* Writes bytes now when nothing is queued before them, queues the rest. */
 static int emit(gate_conn_t *self, const uint8_t *bytes, size_t len)
 {
-    if (self->state == GATE_CONN_CLOSING && self->shut)
+    if (self->state == GATE_CONN_GONE || (self->state == GATE_CONN_CLOSING && self->shut))
         return 0;
     /* corked: write early rather than let batching alone reach the cap */
     if (self->corked && self->out_len - self->out_off + len > self->out_cap / 2 && gate_conn_flush(self) < 0)
@@ -218,6 +218,8 @@ int gate_conn_uncork(gate_conn_t *self)
 
 int gate_conn_flush(gate_conn_t *self)
 {
+    if (self->state == GATE_CONN_GONE)
+        return 0;
     stamp_replies(self);
     while (self->out_off < self->out_len) {
         ssize_t n = send(self->fd, self->out + self->out_off, self->out_len - self->out_off,
@@ -241,9 +243,14 @@ int gate_conn_flush(gate_conn_t *self)
 
 bool gate_conn_has_output(const gate_conn_t *self) { return self->out_off < self->out_len; }
 
+void gate_conn_retire(gate_conn_t *self)
+{
+    self->state = GATE_CONN_GONE;
+}
+
 void gate_conn_close_after(gate_conn_t *self, int64_t deadline_us)
 {
-    if (self->state == GATE_CONN_CLOSING)
+    if (self->state == GATE_CONN_CLOSING || self->state == GATE_CONN_GONE)
         return;
     self->state = GATE_CONN_CLOSING;
     self->close_at = deadline_us;

@@ -19,6 +19,7 @@ typedef enum {
     GATE_CONN_NEW,       /* connected, no WELCOME yet */
     GATE_CONN_WELCOMED,  /* HELLO accepted, player bound */
     GATE_CONN_CLOSING,   /* last words written; input is discarded until close */
+    GATE_CONN_GONE,      /* dropped: writes and reads nothing; freed at the end of the loop's turn */
 } gate_conn_state_t;
 
 typedef struct gate_conn_t gate_conn_t;
@@ -72,6 +73,9 @@ bool gate_conn_corked(const gate_conn_t *self);
 /* Writes what is queued. Returns 1 while bytes remain, 0 when empty, -1 on error. */
 int gate_conn_flush(gate_conn_t *self);
 bool gate_conn_has_output(const gate_conn_t *self);
+
+/* Enters GONE (gate_conntab_retire does this). */
+void gate_conn_retire(gate_conn_t *self);
 
 /* Enters CLOSING: shuts the write side once output is flushed, and is to
  * be closed at deadline_us (monotonic) or when the peer closes. */

@@ -11,7 +11,8 @@ struct gate_conntab_t {
     gate_conn_t **conns;        /* by slot */
     uint32_t     *generation;   /* by slot */
     uint32_t     *free_slots;   /* stack of free slots */
-    size_t        nfree, size, count;
+    uint32_t     *retired;      /* slots of connections retired this turn, to reap */
+    size_t        nfree, nretired, size, count;
     zhashx_t     *players;      /* player_id -> connection id */
 };
 
@@ -42,6 +43,7 @@ void gate_conntab_destroy(gate_conntab_t **self_p)
     free(self->conns);
     free(self->generation);
     free(self->free_slots);
+    free(self->retired);
     zhashx_destroy(&self->players);
     free(self);
     *self_p = NULL;
@@ -62,6 +64,10 @@ static int grow(gate_conntab_t *self)
     if (!fs)
         return -1;
     self->free_slots = fs;
+    uint32_t *rs = realloc(self->retired, size * sizeof *rs);   /* room for all: retiring never allocates */
+    if (!rs)
+        return -1;
+    self->retired = rs;
     for (size_t i = size; i-- > self->size;) {
         conns[i] = NULL;
         gen[i] = 1;
@@ -94,19 +100,28 @@ gate_conn_t *gate_conntab_get(const gate_conntab_t *self, uint64_t id)
     return self->conns[slot];
 }
 
-void gate_conntab_remove(gate_conntab_t *self, uint64_t id)
+void gate_conntab_retire(gate_conntab_t *self, uint64_t id)
 {
     gate_conn_t *conn = gate_conntab_get(self, id);
-    if (!conn)
+    if (!conn || gate_conn_state(conn) == GATE_CONN_GONE)
         return;
     uint64_t player = gate_conn_player(conn);
     if (player && gate_conntab_player_conn(self, player) == id)
         zhashx_delete(self->players, (void *) (uintptr_t) player);
-    uint32_t slot = (uint32_t) id;
-    gate_conn_destroy(&self->conns[slot]);
-    self->generation[slot] = self->generation[slot] + 1 ? self->generation[slot] + 1 : 1;
-    self->free_slots[self->nfree++] = slot;
+    gate_conn_retire(conn);
+    self->retired[self->nretired++] = (uint32_t) id;
     self->count--;
+}
+
+void gate_conntab_reap(gate_conntab_t *self)
+{
+    for (size_t i = 0; i < self->nretired; i++) {
+        uint32_t slot = self->retired[i];
+        gate_conn_destroy(&self->conns[slot]);
+        self->generation[slot] = self->generation[slot] + 1 ? self->generation[slot] + 1 : 1;
+        self->free_slots[self->nfree++] = slot;
+    }
+    self->nretired = 0;
 }
 
 size_t gate_conntab_count(const gate_conntab_t *self) { return self->count; }
@@ -115,7 +130,7 @@ gate_conn_t *gate_conntab_next(const gate_conntab_t *self, size_t *cursor)
 {
     while (*cursor < self->size) {
         gate_conn_t *c = self->conns[(*cursor)++];
-        if (c)
+        if (c && gate_conn_state(c) != GATE_CONN_GONE)
             return c;
     }
     return NULL;

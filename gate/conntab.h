@@ -18,13 +18,21 @@ void gate_conntab_destroy(gate_conntab_t **self_p);
 /* Creates a connection for fd under a fresh id; NULL when out of memory
  * (fd is then left open for the caller). */
 gate_conn_t *gate_conntab_add(gate_conntab_t *self, int fd, size_t out_cap, double sync_rate, int64_t now_us);
-/* NULL when id names no live connection. */
+/* NULL when id names no connection; a retired one is still returned, GONE,
+ * until the next reap, so a caller's pointer stays valid through its turn. */
 gate_conn_t *gate_conntab_get(const gate_conntab_t *self, uint64_t id);
-/* Destroys the connection (closing its fd) and unbinds its player. */
-void gate_conntab_remove(gate_conntab_t *self, uint64_t id);
+/* Retires the connection: it goes GONE (writes nothing, reads nothing),
+ * its player is unbound and it no longer counts; it is destroyed (its fd
+ * closed) at the next reap. Never allocates. Retiring twice is harmless. */
+void gate_conntab_retire(gate_conntab_t *self, uint64_t id);
+/* Destroys the connections retired since the last reap: the gate calls it
+ * at the end of each turn of its loop, a point where no caller holds one
+ * (as Redis frees clients in freeClientAsync). */
+void gate_conntab_reap(gate_conntab_t *self);
+/* Connections not retired. */
 size_t gate_conntab_count(const gate_conntab_t *self);
-/* Iteration over live connections: start with *cursor = 0; NULL at the end.
- * Removing the returned connection while iterating is allowed. */
+/* Iteration over connections not retired: start with *cursor = 0; NULL at
+ * the end. Retiring the returned connection while iterating is allowed. */
 gate_conn_t *gate_conntab_next(const gate_conntab_t *self, size_t *cursor);
 
 /* Binds player_id to connection id; returns the id it was bound to before

@@ -16,7 +16,12 @@
  * A connection that must close (PROTOCOL says so, or BYE) first gets its
  * last words, then its write side is shut and its input discarded until the
  * peer closes or GATE_LINGER_US passes: closing at once could reset the
- * connection and destroy the ERROR before the client reads it. */
+ * connection and destroy the ERROR before the client reads it.
+ *
+ * A connection dropped (its peer gone, its socket failed, its output over
+ * the cap) is retired at once, GONE, and freed at the end of the loop's
+ * turn (gate_conntab_reap): every function that holds one may go on using
+ * it, and checks gone() instead of looking it up again. */
 #include "gate.h"
 
 #include <errno.h>
@@ -187,6 +192,12 @@ static bool push_id(uint64_t **list, size_t *n, size_t *size, uint64_t id)
 
 /* ---- the ready list ------------------------------------------------------ */
 
+/* Dropped this turn: writes and reads nothing, freed at the turn's end. */
+static bool gone(const gate_conn_t *c)
+{
+    return gate_conn_state(c) == GATE_CONN_GONE;
+}
+
 static void ready_push(gate_t *g, gate_conn_t *c)
 {
     if (gate_conn_pending(c) || !push_id(&g->ready, &g->nready, &g->ready_size, gate_conn_id(c)))
@@ -194,7 +205,7 @@ static void ready_push(gate_t *g, gate_conn_t *c)
     gate_conn_set_pending(c, true);
 }
 
-static int on_readable(gate_t *g, gate_conn_t *c, bool hup);
+static void on_readable(gate_t *g, gate_conn_t *c, bool hup);
 
 /* One more share for each connection that had input left over. */
 static void serve_ready(gate_t *g)
@@ -204,7 +215,7 @@ static void serve_ready(gate_t *g)
         return;
     for (size_t i = 0; i < n; i++) {   /* by index: a push may move the list */
         gate_conn_t *c = gate_conntab_get(g->conns, g->ready[i]);
-        if (c) {
+        if (c && !gone(c)) {
             gate_conn_set_pending(c, false);
             on_readable(g, c, true);   /* to EAGAIN: a hang-up meanwhile raised its edge while it waited here */
         }
@@ -222,33 +233,36 @@ static void tell_scene(gate_t *g, gate_conn_t *c, uint64_t kind)
     gate_shards_send(g->shards, gate_shards_route(g->shards, player), &env);
 }
 
+/* Retires c (freed at the end of this turn) and tells its scene. */
 static void drop(gate_t *g, gate_conn_t *c)
 {
+    if (gone(c))
+        return;
     if (gate_conn_player(c)) {
         tell_scene(g, c, TS_ENV_CLOSE);
         ts_metric_add(g->m.sessions, (uint64_t) -1);
     }
-    gate_conntab_remove(g->conns, gate_conn_id(c));
+    gate_conntab_retire(g->conns, gate_conn_id(c));
     ts_metric_set(g->m.connections, (int64_t) gate_conntab_count(g->conns));
 }
 
-/* Sends msg; a connection that cannot take it is dropped. Returns 0 when the
- * connection is still there. */
-static int reply(gate_t *g, gate_conn_t *c, const ts_msg_t *msg)
+/* Sends msg; a connection that cannot take it is dropped. */
+static void reply(gate_t *g, gate_conn_t *c, const ts_msg_t *msg)
 {
+    if (gone(c))
+        return;
     if (gate_conn_send(c, msg) < 0) {
         ts_metric_add(g->m.stalled, 1);
         drop(g, c);
-        return -1;
+        return;
     }
     if (msg->type < 128 && g->m.out[msg->type])
         ts_metric_add(g->m.out[msg->type], 1);
-    return 0;
 }
 
 static void close_gracefully(gate_t *g, gate_conn_t *c)
 {
-    if (gate_conn_state(c) == GATE_CONN_CLOSING)
+    if (gate_conn_state(c) == GATE_CONN_CLOSING || gone(c))
         return;
     if (!push_id(&g->closing, &g->nclosing, &g->closing_size, gate_conn_id(c))) {
         drop(g, c);
@@ -257,21 +271,17 @@ static void close_gracefully(gate_t *g, gate_conn_t *c)
     gate_conn_close_after(c, ts_clock_mono_us() + GATE_LINGER_US);
 }
 
-/* ERROR with seq, then the close rule of its code. Returns 0 when the
- * connection stays open. */
-static int send_error(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code)
+/* ERROR with seq, then the close rule of its code. */
+static void send_error(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code)
 {
     ts_msg_t m;
     ts_msg_error(&m, seq, code, NULL);
     ts_metric_add(g->m.errors[code], 1);
-    if (reply(g, c, &m) < 0)
-        return -1;
+    reply(g, c, &m);
     bool keep = code == TS_RATE_LIMITED || code == TS_UNAVAILABLE
              || (code == TS_BAD_MESSAGE && gate_conn_bad_message(c) < GATE_MAX_BAD);
-    if (keep)
-        return 0;
-    close_gracefully(g, c);
-    return -1;
+    if (!keep)
+        close_gracefully(g, c);
 }
 
 /* ERROR for a message that came over UDP: it goes back the same way and
@@ -298,8 +308,8 @@ static void say_bye(gate_t *g, gate_conn_t *c, const char *reason)
 {
     ts_msg_t m;
     ts_msg_bye(&m, 0, reason);
-    if (reply(g, c, &m) == 0)
-        close_gracefully(g, c);
+    reply(g, c, &m);
+    close_gracefully(g, c);
 }
 
 /* ---- client messages --------------------------------------------------- */
@@ -332,7 +342,8 @@ static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
         w.u.welcome.has_udp_key = true;
         gate_conn_enable_udp(c, g->udp_fd, w.u.welcome.udp_key);
     }
-    if (reply(g, c, &w) == 0)
+    reply(g, c, &w);
+    if (!gone(c))
         tell_scene(g, c, TS_ENV_OPEN);
 }
 
@@ -444,26 +455,25 @@ static void on_frame(gate_t *g, gate_conn_t *c, const uint8_t *body, size_t len,
  * client cannot starve the rest. A read shorter than the buffer emptied the
  * socket: bytes that come later raise a new edge, so no second read is
  * spent to hear EAGAIN, unless the peer has hung up (hup), whose end of
- * file raises none. Returns -1 when the connection was dropped. */
-static int on_readable(gate_t *g, gate_conn_t *c, bool hup)
+ * file raises none. */
+static void on_readable(gate_t *g, gate_conn_t *c, bool hup)
 {
     uint8_t buf[16384];
-    uint64_t id = gate_conn_id(c);
     for (int reads = 0;; reads++) {
         if (reads == GATE_READ_BUDGET) {
             ready_push(g, c);
-            return 0;
+            return;
         }
         int64_t arrived, t2, now;   /* the clocks when the kernel got the bytes, however late the loop reads */
         ssize_t n = ts_recv_stamped(gate_conn_fd(c), buf, sizeof buf, NULL, NULL, &arrived);
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
             drop(g, c);
-            return -1;
+            return;
         }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return 0;
+            return;
         if (gate_conn_state(c) == GATE_CONN_CLOSING)
             continue;   /* discarded */
         ts_arrival_clocks(arrived, &t2, &now);
@@ -482,17 +492,17 @@ static int on_readable(gate_t *g, gate_conn_t *c, bool hup)
             if (rc == TS_FRAME_NEED_MORE)
                 break;
             on_frame(g, c, body, body_len, t2, now);
-            if (gate_conntab_get(g->conns, id) != c || gate_conn_state(c) == GATE_CONN_CLOSING)
+            if (gone(c) || gate_conn_state(c) == GATE_CONN_CLOSING)
                 break;
         }
-        if (gate_conntab_get(g->conns, id) != c)
-            return -1;
+        if (gone(c))
+            return;
         if (gate_conn_uncork(c) < 0) {
             drop(g, c);
-            return -1;
+            return;
         }
         if ((size_t) n < sizeof buf && !hup)
-            return 0;
+            return;
     }
 }
 
@@ -543,7 +553,7 @@ static void on_accept(gate_t *g)
             continue;
         }
         if (epoll_add(g->ep, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, gate_conn_id(c)) < 0) {
-            gate_conntab_remove(g->conns, gate_conn_id(c));
+            gate_conntab_retire(g->conns, gate_conn_id(c));
             continue;
         }
         ts_metric_add(g->m.accepted, 1);
@@ -596,7 +606,7 @@ static void release_held(gate_t *g)
 {
     for (size_t i = 0; i < g->nheld; i++) {
         gate_conn_t *c = gate_conntab_get(g->conns, g->held[i]);
-        if (c && gate_conn_uncork(c) < 0)
+        if (c && !gone(c) && gate_conn_uncork(c) < 0)
             drop(g, c);
     }
     g->nheld = 0;
@@ -626,7 +636,7 @@ static void expire_awaiting(gate_t *g, int64_t now)
     while (gate_awaits_pop_due(g->awaits, now, &conn, &seq, &deadline)) {
         gate_conn_t *c = gate_conntab_get(g->conns, conn);
         bool udp = false;
-        if (c && gate_exchange_expire(gate_conn_exchanges(c), seq, deadline, &udp))
+        if (c && !gone(c) && gate_exchange_expire(gate_conn_exchanges(c), seq, deadline, &udp))
             refuse(g, c, seq, TS_UNAVAILABLE, udp);
     }
 }
@@ -636,7 +646,7 @@ static void expire_closing(gate_t *g, int64_t now, bool all)
     size_t keep = 0;
     for (size_t i = 0; i < g->nclosing; i++) {
         gate_conn_t *c = gate_conntab_get(g->conns, g->closing[i]);
-        if (!c)
+        if (!c || gone(c))
             continue;
         if (all || now >= gate_conn_close_deadline(c))
             drop(g, c);
@@ -710,7 +720,7 @@ static void on_event(gate_t *g, const struct epoll_event *ev)
                 begin_shutdown(g);
     } else if (tag >= (1ULL << 32)) {
         gate_conn_t *c = gate_conntab_get(g->conns, tag);
-        if (!c)
+        if (!c || gone(c))
             return;
         if ((ev->events & EPOLLOUT) && gate_conn_flush(c) < 0) {
             drop(g, c);
@@ -718,8 +728,8 @@ static void on_event(gate_t *g, const struct epoll_event *ev)
         }
         /* a connection on the ready list reads in its turn there, not twice a turn */
         bool hup = ev->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
-        if ((hup || (ev->events & EPOLLIN)) && !gate_conn_pending(c) && on_readable(g, c, hup) < 0)
-            return;
+        if ((hup || (ev->events & EPOLLIN)) && !gate_conn_pending(c))
+            on_readable(g, c, hup);
     }
 }
 
@@ -744,6 +754,7 @@ int gate_run(gate_t *g)
          * replies are read: a send may take the ZMQ_FD's readiness */
         gate_shards_flush(g->shards, now);
         drain_shards(g, now);   /* what this queues leaves next turn, at once */
+        gate_conntab_reap(g->conns);   /* the safe point: no connection is held past here */
         if (g->stopping) {
             if (!stop_by)
                 stop_by = now + GATE_SHUTDOWN_US;
@@ -752,6 +763,7 @@ int gate_run(gate_t *g)
         }
     }
     expire_closing(g, 0, true);
+    gate_conntab_reap(g->conns);
     gate_shards_flush(g->shards, INT64_MAX);   /* the CLOSEs */
     ts_log(g->log, TS_LOG_INFO, "stop", NULL);
     return 0;
