@@ -3,25 +3,36 @@
  * Each exchange gives NTP's offset and delay:
  *   delay  = (t4 - t1) - (t3 - t2)
  *   offset = t2 - (t1 + up_fraction * delay)     (= ((t2-t1)+(t3-t4))/2 when symmetric)
- * A sample over max_rtt, or whose delay is too far above the filter's
- * minimum for the filter's spread (chrony's maxdelaydevratio), is rejected.
- * The clock filter keeps the last filter_size accepted samples; its
- * minimum-delay sample is the estimate at first (queueing only ever adds
- * delay, so the least-delayed sample is the least wrong). Every sample
- * whose delay is within the filter's spread of that minimum becomes a
- * point of a line, offset against local time, fitted by least squares with
- * more weight for less excess delay: its level averages the asymmetric
- * jitter of many near-best samples away, and once it has a few points the
- * line is the estimate. Once WAYS_MIN samples are in, the line's level
- * comes instead from each way's least measurement over the last WAYS_MAX
- * samples, apart (see level_from_ways), and once they span
- * drift_min_span its slope, the frequency error (drift), from each way's
- * lower edge (see slope_from_ways). The slope tilts the minima only as far
- * as it stands out of the least-squares line's standard error. What the
- * game sees is slewed toward the estimate at max_slew, so it never runs
- * backwards, and stepped only forward and only past step_us. A sustained
- * rise of the delay over the filter's minimum is a new path: filter and
- * line start over with a burst. */
+ * and, apart, its two one-way measurements (the "ways"): up = t2 - t1 is
+ * the offset plus the way up, down = t4 - t3 the way down minus the offset.
+ *
+ * Admission. A sample over max_rtt, or whose delay is too far above the
+ * filter's minimum for the filter's spread (chrony's maxdelaydevratio),
+ * is rejected. The clock filter keeps the last filter_size accepted
+ * samples; its least-delayed one is the "chosen" sample.
+ *
+ * Level (the offset now). One source at a time (update_level):
+ *   - from WAYS_MIN accepted samples on, each way's least measurement over
+ *     the last WAYS_MAX, apart: queueing only adds delay, so the least up
+ *     is the offset plus the fixed way up and the least down the fixed way
+ *     down minus the offset; their up_fraction-weighted difference is the
+ *     offset, wrong only by the least queueing either way met;
+ *   - before that, the weighted mean of the points (samples within the
+ *     filter's spread of its minimum delay) once there are FIT_POINTS;
+ *   - before that, the chosen sample alone.
+ *
+ * Drift (the frequency error, the level's slope). Once the accepted
+ * samples span drift_min_span, the chord of each way's lower convex hull
+ * (Moon, Skelly and Towsley's skew estimator), averaged over the two ways;
+ * until then, the slope of the points' weighted least-squares line, once
+ * the points span drift_min_span. That line's standard error is the
+ * drift's noise: the level's minima are brought to a common time along the
+ * drift only as far as it stands out of that noise.
+ *
+ * What the game sees is slewed toward the estimate at max_slew, so it never
+ * runs backwards, and stepped only forward and only past step_us. A
+ * sustained rise of the delay over the filter's minimum is a new path:
+ * filter, points and ways start over with a burst. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +74,9 @@ struct ticksync_t {
     int      nways, ways_next;
     int      chosen;                        /* index in filter of the chosen sample, -1: none */
     double   freq;
-    double   freq_se;                       /* the points' line's slope's standard error: the slope's noise */
+    double   freq_se;                       /* the points' line's slope's standard error: the drift's noise */
     bool     freq_known;
-    bool     fitted;                        /* the points' line is the estimate */
+    bool     fitted;                        /* the line is the estimate (else the chosen sample) */
     int64_t  fit_local;                     /* the line: fit_offset at fit_local, slope freq */
     double   fit_offset;
     int      rises;                         /* samples in a row over the path-change threshold */
@@ -180,60 +191,76 @@ static double point_weight(const sample_t *p, int64_t dmin)
     return 1.0 / (excess * excess);
 }
 
-/* The points' line: a least-squares fit of offset on local time, each point
- * weighted by point_weight. Once the points span drift_min_span its slope
- * is the frequency error and its standard error the slope's noise, until
- * slope_from_ways replaces the slope with the ways' (before, the slope
- * stays what it was). Its level, the weighted mean, averages the
- * asymmetric part of the chosen samples' jitter away; with fewer than
- * FIT_POINTS points the chosen sample is used alone. */
-static void fit_points(ticksync_t *self)
+/* The points' weighted means: local time (from lo, the earliest) and
+ * offset, each point weighted by point_weight; *dmin is their least delay. */
+static void points_mean(const ticksync_t *self, int64_t *lo, int64_t *dmin, double *mt, double *mo)
+{
+    *lo = INT64_MAX;
+    *dmin = INT64_MAX;
+    for (int i = 0; i < self->npoints; i++) {
+        *lo = self->points[i].local < *lo ? self->points[i].local : *lo;
+        *dmin = self->points[i].delay < *dmin ? self->points[i].delay : *dmin;
+    }
+    double sw = 0, t = 0, o = 0;
+    for (int i = 0; i < self->npoints; i++) {
+        const sample_t *p = &self->points[i];
+        double w = point_weight(p, *dmin);
+        sw += w;
+        t += w * (double) (p->local - *lo);
+        o += w * p->offset;
+    }
+    *mt = t / sw;
+    *mo = o / sw;
+}
+
+static double clamp_freq(double f)
+{
+    return f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
+}
+
+/* Whether the ways span enough for slope_from_ways. */
+static bool ways_span(const ticksync_t *self)
+{
+    int n = self->nways, first = n < WAYS_MAX ? 0 : self->ways_next;
+    int64_t t0 = self->ways[first].local, last = self->ways[(first + n - 1 + WAYS_MAX) % WAYS_MAX].local;
+    return n >= WAYS_MIN && last - t0 >= self->cfg.drift_min_span_us;
+}
+
+/* The points' line, a weighted least-squares fit of offset on local time,
+ * once the points span drift_min_span: its slope's standard error is the
+ * drift's noise (level_from_ways shrinks the drift by it), and its slope
+ * is the drift until the ways span enough to give it (slope_from_ways). */
+static void fit_line(ticksync_t *self)
 {
     int n = self->npoints;
-    self->fitted = false;
     if (n < FIT_POINTS)
         return;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (int i = 0; i < n; i++) {
-        lo = self->points[i].local < lo ? self->points[i].local : lo;
-        hi = self->points[i].local > hi ? self->points[i].local : hi;
-    }
-    int64_t dmin = INT64_MAX;
+    int64_t lo, dmin, hi = INT64_MIN;
+    double mt, mo;
+    points_mean(self, &lo, &dmin, &mt, &mo);
     for (int i = 0; i < n; i++)
-        dmin = self->points[i].delay < dmin ? self->points[i].delay : dmin;
-    double sw = 0, mt = 0, mo = 0;
+        hi = self->points[i].local > hi ? self->points[i].local : hi;
+    if (hi - lo < self->cfg.drift_min_span_us)
+        return;
+    double stt = 0, sto = 0;
     for (int i = 0; i < n; i++) {
         const sample_t *p = &self->points[i];
-        double w = point_weight(p, dmin);
-        sw += w;
-        mt += w * (double) (p->local - lo);
-        mo += w * p->offset;
+        double w = point_weight(p, dmin), dt = (double) (p->local - lo) - mt;
+        stt += w * dt * dt;
+        sto += w * dt * (p->offset - mo);
     }
-    mt /= sw;
-    mo /= sw;
-    if (hi - lo >= self->cfg.drift_min_span_us) {
-        double stt = 0, sto = 0;
-        for (int i = 0; i < n; i++) {
-            const sample_t *p = &self->points[i];
-            double w = point_weight(p, dmin), dt = (double) (p->local - lo) - mt;
-            stt += w * dt * dt;
-            sto += w * dt * (p->offset - mo);
-        }
-        if (stt > 0) {
-            double f = sto / stt, rss = 0;
-            for (int i = 0; i < n; i++) {
-                const sample_t *p = &self->points[i];
-                double r = p->offset - mo - f * ((double) (p->local - lo) - mt);
-                rss += point_weight(p, dmin) * r * r;
-            }
-            self->freq = f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
-            self->freq_se = n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY;
-            self->freq_known = true;
-        }
+    if (stt <= 0)
+        return;
+    double f = sto / stt, rss = 0;
+    for (int i = 0; i < n; i++) {
+        const sample_t *p = &self->points[i];
+        double r = p->offset - mo - f * ((double) (p->local - lo) - mt);
+        rss += point_weight(p, dmin) * r * r;
     }
-    self->fit_local = lo + (int64_t) llround(mt);
-    self->fit_offset = mo;
-    self->fitted = true;
+    self->freq_se = n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY;
+    self->freq_known = true;
+    if (!ways_span(self))
+        self->freq = clamp_freq(f);
 }
 
 static void choose(ticksync_t *self)
@@ -261,7 +288,7 @@ static void add_point(ticksync_t *self, const sample_t *s)
     self->points_next = (self->points_next + 1) % self->cfg.drift_points;
     if (self->npoints < self->cfg.drift_points)
         self->npoints++;
-    fit_points(self);
+    fit_line(self);
 }
 
 /* The slope of the lower convex hull of the points (t[i], y[i]), given in
@@ -295,17 +322,16 @@ static double hull_chord_slope(const double *t, const double *y, int n)
 }
 
 /* The drift from the ways' lower edges, once they span drift_min_span and
- * the points' line has a slope (and so a standard error) too: the
- * way up rises by it and the way down falls by it, so each way gives it
- * apart and the two are averaged. It replaces the points' least-squares
- * slope, which near-minimum samples of a heavy tail still tilt by tens of
- * ppm; that line's standard error stays the measure of the slope's noise. */
+ * the points' line has a standard error too: the way up rises by it and
+ * the way down falls by it, so each way gives it apart and the two are
+ * averaged. The points' least-squares slope, which near-minimum samples of
+ * a heavy tail still tilt by tens of ppm, is not used once this is. */
 static void slope_from_ways(ticksync_t *self)
 {
-    int n = self->nways, first = n < WAYS_MAX ? 0 : self->ways_next;
-    int64_t t0 = self->ways[first].local, last = self->ways[(first + n - 1 + WAYS_MAX) % WAYS_MAX].local;
-    if (!self->freq_known || n < WAYS_MIN || last - t0 < self->cfg.drift_min_span_us)
+    if (!self->freq_known || !ways_span(self))
         return;
+    int n = self->nways, first = n < WAYS_MAX ? 0 : self->ways_next;
+    int64_t t0 = self->ways[first].local;
     double t[WAYS_MAX], up[WAYS_MAX], down[WAYS_MAX];
     for (int i = 0; i < n; i++) {
         const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
@@ -313,8 +339,7 @@ static void slope_from_ways(ticksync_t *self)
         up[i] = w->up;
         down[i] = w->down;
     }
-    double f = (hull_chord_slope(t, up, n) - hull_chord_slope(t, down, n)) / 2;
-    self->freq = f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
+    self->freq = clamp_freq((hull_chord_slope(t, up, n) - hull_chord_slope(t, down, n)) / 2);
 }
 
 /* The line's level from each way's least measurement, apart: queueing only
@@ -327,8 +352,6 @@ static void slope_from_ways(ticksync_t *self)
  * difference of two queueings met together. */
 static void level_from_ways(ticksync_t *self)
 {
-    if (self->nways < WAYS_MIN)
-        return;
     int64_t ref = self->ways[(self->ways_next + WAYS_MAX - 1) % WAYS_MAX].local;
     /* a slope not yet told from noise would tilt the minima by its noise
      * times their age: it counts by how far it stands out of its error */
@@ -345,6 +368,26 @@ static void level_from_ways(ticksync_t *self)
     self->fit_local = ref;
     self->fit_offset = (1 - f) * up - f * down;
     self->fitted = true;
+}
+
+/* The estimate's level, from one source: each way's least measurement
+ * once there are WAYS_MIN samples; before, the points' weighted mean
+ * (which averages the asymmetric part of near-best samples' jitter away)
+ * once there are FIT_POINTS; before that, the chosen sample alone. */
+static void update_level(ticksync_t *self)
+{
+    if (self->nways >= WAYS_MIN) {
+        level_from_ways(self);
+    } else if (self->npoints >= FIT_POINTS) {
+        int64_t lo, dmin;
+        double mt, mo;
+        points_mean(self, &lo, &dmin, &mt, &mo);
+        self->fit_local = lo + (int64_t) llround(mt);
+        self->fit_offset = mo;
+        self->fitted = true;
+    } else {
+        self->fitted = false;
+    }
 }
 
 static void add_ways(ticksync_t *self, const sample_t *s)
@@ -405,10 +448,10 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     if (self->nfilter < self->cfg.filter_size)
         self->nfilter++;
     choose(self);
-    add_point(self, &s);
     add_ways(self, &s);
+    add_point(self, &s);
     slope_from_ways(self);
-    level_from_ways(self);
+    update_level(self);
     self->stats.accepted++;
     return TICKSYNC_ACCEPTED;
 }
