@@ -1,5 +1,6 @@
 /* bench/s4scene.c - seed S4's way of measuring a player's delay
- * (../shared/seeds/004_...), as a scene shard behind the real gate, so
+ * ("An MMORPG server from scratch, part 5", cited in docs/DESIGN.md), as a
+ * scene shard behind the real gate, so
  * bench/serverside.sh can hold it against ticksync's scene under the same
  * load and the same bot.
  *

@@ -1,17 +1,18 @@
 /* bench/seeds.h - faithful re-implementations of the client clocks of the
- * documents ticksync grew from (../shared/seeds/) and of Mirror's
- * NetworkTime, for bench/accuracy to hold libticksync against.
+ * articles ticksync grew from (cited by title in docs/DESIGN.md, "Where the
+ * ideas come from") and of Mirror's NetworkTime, for bench/accuracy to hold
+ * libticksync against.
  *
- *   S0  000_...: Unreal's FServerTimeSynchronizer. Drops RTT > 500 ms, takes
+ *   S0  Unreal's FServerTimeSynchronizer. Drops RTT > 500 ms, takes
  *       a sample only when its RTT is no larger than the smallest so far,
  *       estimates ServerTime + RTT/2, and approaches a new estimate at rate
  *       0.33 of elapsed time.
- *   S1  001_...: Blaster. ClientServerDelta = ServerTime + RTT/2 - now, from
+ *   S1  Blaster. ClientServerDelta = ServerTime + RTT/2 - now, from
  *       the last sample alone.
- *   S2  002_...: ESFramework. The down-trip is RTT / (coef + 1) with the
+ *   S2  ESFramework. The down-trip is RTT / (coef + 1) with the
  *       up/down speed coefficient (1 by default); the offset is from the
  *       last sample; message age = standard time - stamp.
- *   S3  003_...: a smoothed offset. The one-way delay of the first exchange
+ *   S3  a smoothed offset. The one-way delay of the first exchange
  *       is assumed forever; each reply's observed error moves the offset by
  *       a smoothing factor (0.1: the document leaves it open).
  *   Mirror  NetworkTime of the Mirror networking library: RTT and offset
