@@ -21,6 +21,7 @@ typedef struct {
     int64_t  clock_offset;         /* client clock at true time 0 */
     double   spike_p, loss_p;      /* per-exchange probabilities */
     int      burst_loss;           /* exchanges lost after each loss starts */
+    double   server_us;            /* the server's time minus the truth: a stepped server clock */
 } path_t;
 
 static double uniform(path_t *p)
@@ -78,7 +79,7 @@ static void run(ticksync_t *ts, path_t *p, double end_s, double converge_s, resu
                 r->backwards++;
             last = now;
             if (next_frame >= converge_s * 1e6) {
-                double err = (double) now - next_frame;
+                double err = (double) now - (next_frame + p->server_us);
                 if (fabs(err) > r->max_err)
                     r->max_err = fabs(err);
                 if (fabs(err) > (double) ticksync_error_bound(ts, local_at(p, next_frame)) + 1)
@@ -97,8 +98,9 @@ static void run(ticksync_t *ts, path_t *p, double end_s, double converge_s, resu
             double up = p->up_us + jitter(p), down = p->down_us + jitter(p);
             if (uniform(p) < p->spike_p)
                 up += 150000 + 100000 * uniform(p);
-            double t2 = t + up, t3 = t2 + 50;
-            ticksync_sample(ts, t1, (int64_t) llround(t2), (int64_t) llround(t3), local_at(p, t3 + down));
+            double arrive = t + up, leave = arrive + 50;   /* true times at the server */
+            ticksync_sample(ts, t1, (int64_t) llround(arrive + p->server_us), (int64_t) llround(leave + p->server_us),
+                            local_at(p, leave + down));
         }
         t += 1;   /* the next exchange waits for the estimator's schedule */
     }
@@ -190,7 +192,7 @@ Test(estimator, drift_under_a_heavy_tail_is_read_off_the_ways_lower_edges)
         result_t r;
         run(ts, &p, 60, 10, &r, NULL);
         double f = ticksync_frequency(ts);
-        cr_assert_lt(fabs(f + 50e-6), 6e-6, "seed %d: frequency %.2f ppm, truth -50", (int) seed, f * 1e6);
+        cr_assert_lt(fabs(f - 50e-6), 6e-6, "seed %d: frequency %.2f ppm, truth +50 (fast)", (int) seed, f * 1e6);
         cr_assert_eq(r.backwards, 0);
         ticksync_destroy(&ts);
     }
@@ -221,8 +223,8 @@ Test(estimator, drift_of_200_ppm_over_an_hour_is_estimated)
     result_t r;
     run(ts, &p, 3600, 120, &r, NULL);
     double f = ticksync_frequency(ts);
-    /* offset = server - local falls as the local clock runs fast */
-    cr_assert_lt(fabs(f + 200e-6), 20e-6, "frequency %.1f ppm", f * 1e6);
+    /* ticksync.h: the local clock's rate minus the server's, + for fast */
+    cr_assert_lt(fabs(f - 200e-6), 20e-6, "frequency %.1f ppm", f * 1e6);
     cr_assert_lt(r.max_err, 2500, "max error %.0f us", r.max_err);
     cr_assert_eq(r.backwards, 0);
     cr_assert(r.bound_held);
@@ -270,6 +272,68 @@ Test(estimator, a_route_change_resets_the_filter_and_is_followed)
 }
 
 /* ---- the rest of the contract ------------------------------------------------ */
+
+/* The server's time steps by step_us at 100 s (its host's clock was set,
+ * or the client moved to another gate); the path callback also notes the
+ * estimator's drift before the step and its counts 3.5 s after. */
+static double step_us, f_before;
+static ticksync_t *stepping;
+static ticksync_stats_t after_3s;
+static void step_at_100s(double t, path_t *p)
+{
+    p->server_us = t >= 100e6 ? step_us : 0;
+    if (t < 100e6)
+        f_before = ticksync_frequency(stepping);
+    else if (t < 103.5e6)
+        ticksync_stats(stepping, &after_3s);
+
+}
+
+static void check_server_step(double step)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    path_t p = { .rng = 11, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .drift = 30e-6, .clock_offset = 5 };
+    step_us = step;
+    stepping = ts;
+    result_t r;
+    run(ts, &p, 200, 110, &r, step_at_100s);
+    cr_assert_eq(after_3s.server_steps, 1, "a %+.0f ms step is detected within three exchanges (%llu)", step / 1000,
+                 (unsigned long long) after_3s.server_steps);
+    cr_assert_eq(after_3s.path_resets, 0, "a step is no new route");
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.server_steps, 1, "and counted once");
+    cr_assert_lt(fabs(ticksync_frequency(ts) - f_before), 3e-6, "not read as drift: %.1f ppm before, %.1f after",
+                 f_before * 1e6, ticksync_frequency(ts) * 1e6);
+    cr_assert_lt(r.max_err, 5000, "within 5 ms from 10 s after the step: %.0f us", r.max_err);
+    cr_assert_eq(r.backwards, 0);
+    cr_assert(r.bound_held);
+    ticksync_destroy(&ts);
+}
+
+Test(estimator, a_server_step_forward_is_detected_and_followed_not_read_as_drift)
+{
+    check_server_step(50000);
+}
+
+Test(estimator, a_server_step_back_is_detected_and_slewed_never_backwards)
+{
+    check_server_step(-50000);
+}
+
+Test(estimator, frequency_is_the_local_clock_rate_minus_the_server_s)
+{
+    /* ticksync.h: "e.g. 2e-4 for 200 ppm fast" */
+    for (int sign = -1; sign <= 1; sign += 2) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = { .rng = 5, .up_us = 10000, .down_us = 10000, .jitter_us = 500, .drift = sign * 150e-6 };
+        result_t r;
+        run(ts, &p, 120, 10, &r, NULL);
+        cr_assert_lt(fabs(ticksync_frequency(ts) - sign * 150e-6), 5e-6, "a clock %s by 150 ppm reads %.1f ppm",
+                     sign > 0 ? "fast" : "slow", ticksync_frequency(ts) * 1e6);
+        ticksync_destroy(&ts);
+    }
+}
 
 Test(estimator, first_sample_sets_the_clock_then_corrections_slew_forward_steps)
 {

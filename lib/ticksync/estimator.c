@@ -80,6 +80,15 @@ struct ticksync_t {
     int64_t  fit_local;                     /* the line: fit_offset at fit_local, slope freq */
     double   fit_offset;
     int      rises;                         /* samples in a row over the path-change threshold */
+    double   edge_up, edge_down;            /* the ways' lower edges at edge_local (level_from_ways) */
+    int64_t  edge_local;
+    double   edge_slope;
+    bool     edges;
+    bool     suspect;                       /* a sample below a way's edge waits for a second one */
+    sample_t suspect_sample;
+    double   suspect_step, suspect_excess;
+    int64_t  since;                         /* the last server step's local time: older ways are
+                                               moved by it, and left out once newer ones suffice */
     int      burst_left;
     int64_t  last_sent;
     bool     sent_any;
@@ -107,6 +116,7 @@ void ticksync_config_default(ticksync_config_t *c)
         .path_change_us = 20000,
         .path_change_count = 6,
         .synced_samples = 4,
+        .server_step_us = 4000,
     };
 }
 
@@ -117,7 +127,7 @@ static bool config_ok(const ticksync_config_t *c)
            && c->interval_us > 0 && c->max_slew > 0 && c->max_slew < 1 && c->step_us > 0 && c->up_fraction >= 0
            && c->up_fraction <= 1 && c->drift_points >= 3 && c->drift_points <= TICKSYNC_POINTS_MAX
            && c->drift_min_span_us > 0 && c->path_change_us > 0 && c->path_change_count >= 1
-           && c->synced_samples >= 1;
+           && c->synced_samples >= 1 && c->server_step_us > 0;
 }
 
 ticksync_t *ticksync_new(const ticksync_config_t *config)
@@ -135,6 +145,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
     self->cfg = c;
     self->chosen = -1;
     self->burst_left = c.burst;
+    self->since = INT64_MIN;
     return self;
 }
 
@@ -218,10 +229,23 @@ static double clamp_freq(double f)
     return f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
 }
 
-/* Whether the ways span enough for slope_from_ways. */
+/* The ways' entries from the last server step on (all of them when there
+ * was none, or after a path reset): returns how many; *first is the ring
+ * offset of the first. */
+static int ways_since_step(const ticksync_t *self, int *first)
+{
+    int n = self->nways, start = n < WAYS_MAX ? 0 : self->ways_next, skip = 0;
+    while (skip < n && self->ways[(start + skip) % WAYS_MAX].local < self->since)
+        skip++;
+    *first = (start + skip) % WAYS_MAX;
+    return n - skip;
+}
+
+/* Whether the ways since the last server step span enough for
+ * slope_from_ways: until they do, the drift found before the step stays. */
 static bool ways_span(const ticksync_t *self)
 {
-    int n = self->nways, first = n < WAYS_MAX ? 0 : self->ways_next;
+    int first, n = ways_since_step(self, &first);
     int64_t t0 = self->ways[first].local, last = self->ways[(first + n - 1 + WAYS_MAX) % WAYS_MAX].local;
     return n >= WAYS_MIN && last - t0 >= self->cfg.drift_min_span_us;
 }
@@ -330,7 +354,7 @@ static void slope_from_ways(ticksync_t *self)
 {
     if (!self->freq_known || !ways_span(self))
         return;
-    int n = self->nways, first = n < WAYS_MAX ? 0 : self->ways_next;
+    int first, n = ways_since_step(self, &first);
     int64_t t0 = self->ways[first].local;
     double t[WAYS_MAX], up[WAYS_MAX], down[WAYS_MAX];
     for (int i = 0; i < n; i++) {
@@ -357,9 +381,16 @@ static void level_from_ways(ticksync_t *self)
      * times their age: it counts by how far it stands out of its error */
     double f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * self->freq_se * self->freq_se;
     double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 / (f2 + se2) : 0;
+    /* after a server step, the older ways (moved by the step's estimate)
+     * serve until WAYS_MIN newer ones are in */
     double up = INFINITY, down = INFINITY;
-    for (int i = 0; i < self->nways; i++) {
-        const ways_t *w = &self->ways[i];
+    int first, n = ways_since_step(self, &first);
+    if (n < WAYS_MIN) {
+        n = self->nways;
+        first = n < WAYS_MAX ? 0 : self->ways_next;
+    }
+    for (int i = 0; i < n; i++) {
+        const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
         double along = slope * (double) (ref - w->local);
         up = fmin(up, w->up + along);
         down = fmin(down, w->down - along);
@@ -368,6 +399,11 @@ static void level_from_ways(ticksync_t *self)
     self->fit_local = ref;
     self->fit_offset = (1 - f) * up - f * down;
     self->fitted = true;
+    self->edge_up = up;
+    self->edge_down = down;
+    self->edge_local = ref;
+    self->edge_slope = slope;
+    self->edges = true;
 }
 
 /* The estimate's level, from one source: each way's least measurement
@@ -405,11 +441,68 @@ static void reset_filter(ticksync_t *self)
     self->nfilter = self->filter_next = 0;
     self->npoints = self->points_next = 0;
     self->nways = self->ways_next = 0;
+    self->edges = self->suspect = false;
+    self->since = INT64_MIN;
     self->fitted = false;
     self->chosen = -1;
     self->rises = 0;
     self->burst_left = self->cfg.burst;
     self->stats.path_resets++;
+}
+
+/* An accepted sample joins the filter, the ways and the points, and the
+ * estimate follows. */
+static void admit(ticksync_t *self, const sample_t *s)
+{
+    self->filter[self->filter_next] = *s;
+    if (self->chosen == self->filter_next)
+        self->chosen = -1;   /* the chosen sample has left the filter */
+    self->filter_next = (self->filter_next + 1) % self->cfg.filter_size;
+    if (self->nfilter < self->cfg.filter_size)
+        self->nfilter++;
+    choose(self);
+    add_ways(self, s);
+    add_point(self, s);
+    slope_from_ways(self);
+    update_level(self);
+}
+
+/* Whether s looks like the server's time having stepped: one way below its
+ * lower edge by more than server_step_us, which queueing (it only adds
+ * delay) cannot do, while the round trip is as usual, so no route got
+ * shorter. *step is how far the server's time moved (+: forward), *excess
+ * the sample's queueing, which is what *step may be off by. */
+static bool looks_like_step(const ticksync_t *self, const sample_t *s, double *step, double *excess)
+{
+    if (!self->edges)
+        return false;
+    double f = self->cfg.up_fraction, dt = (double) (s->local - self->edge_local);
+    double up = s->offset + f * (double) s->delay, down = (1 - f) * (double) s->delay - s->offset;
+    double r_up = up - (self->edge_up + self->edge_slope * dt);
+    double r_down = down - (self->edge_down - self->edge_slope * dt);
+    double limit = (double) self->cfg.server_step_us;
+    if (fmin(r_up, r_down) >= -limit || r_up + r_down < -limit)
+        return false;
+    *step = (r_up - r_down) / 2;
+    *excess = r_up + r_down;
+    return true;
+}
+
+/* The server's time stepped by step at local time at: every sample kept is
+ * moved with it, so the drift and the filter's knowledge carry over, and
+ * the ways from then on take over the level once there are enough. */
+static void move_history(ticksync_t *self, double step, int64_t at)
+{
+    for (int i = 0; i < self->nfilter; i++)
+        self->filter[i].offset += step;
+    for (int i = 0; i < self->npoints; i++)
+        self->points[i].offset += step;
+    for (int i = 0; i < self->nways; i++) {
+        self->ways[i].up += step;
+        self->ways[i].down -= step;
+    }
+    self->since = at;
+    self->stats.server_steps++;
 }
 
 ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
@@ -441,18 +534,34 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
             return TICKSYNC_REJECTED_DEV;
         }
     }
-    self->filter[self->filter_next] = s;
-    if (self->chosen == self->filter_next)
-        self->chosen = -1;   /* the chosen sample has left the filter */
-    self->filter_next = (self->filter_next + 1) % self->cfg.filter_size;
-    if (self->nfilter < self->cfg.filter_size)
-        self->nfilter++;
-    choose(self);
-    add_ways(self, &s);
-    add_point(self, &s);
-    slope_from_ways(self);
-    update_level(self);
     self->stats.accepted++;
+    /* A step of the server's time shows in two samples in a row below a
+     * way's edge by about the same amount; the first waits for the second.
+     * The step is taken from the less queued of the two. */
+    double step, excess;
+    if (looks_like_step(self, &s, &step, &excess)) {
+        if (self->suspect && fabs(step - self->suspect_step) <= (double) self->cfg.server_step_us) {
+            sample_t first = self->suspect_sample;
+            bool second_better = excess < self->suspect_excess;
+            self->suspect = false;
+            move_history(self, second_better ? step : self->suspect_step, first.local);
+            admit(self, &first);
+            admit(self, &s);
+            return TICKSYNC_ACCEPTED;
+        }
+        if (self->suspect)   /* two different moves: the older was no step */
+            admit(self, &self->suspect_sample);
+        self->suspect = true;
+        self->suspect_sample = s;
+        self->suspect_step = step;
+        self->suspect_excess = excess;
+        return TICKSYNC_ACCEPTED;
+    }
+    if (self->suspect) {   /* one sample alone: no step */
+        self->suspect = false;
+        admit(self, &self->suspect_sample);
+    }
+    admit(self, &s);
     return TICKSYNC_ACCEPTED;
 }
 
@@ -476,9 +585,12 @@ int64_t ticksync_delay(const ticksync_t *self)
     return filter_min_delay(self);
 }
 
+/* freq is the offset's slope, d(server - local)/d(local): a local clock
+ * running fast makes the offset fall, so the header's "local rate minus the
+ * server's" is its negation. */
 double ticksync_frequency(const ticksync_t *self)
 {
-    return self->freq;
+    return -self->freq;
 }
 
 int64_t ticksync_now(ticksync_t *self, int64_t local)
@@ -521,7 +633,9 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
     double up = self->cfg.up_fraction > 0.5 ? self->cfg.up_fraction : 1 - self->cfg.up_fraction;
     double age = (double) (local > c->local ? local - c->local : 0);
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
-    return (int64_t) ceil(up * (double) c->delay + age * (self->freq_known ? PHI_KNOWN : PHI_UNKNOWN) + slewing);
+    double suspect = self->suspect ? fabs(self->suspect_step) : 0;   /* a server step not yet confirmed */
+    return (int64_t) ceil(up * (double) c->delay + age * (self->freq_known ? PHI_KNOWN : PHI_UNKNOWN) + slewing
+                          + suspect);
 }
 
 bool ticksync_synced(const ticksync_t *self)

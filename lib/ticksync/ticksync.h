@@ -55,6 +55,8 @@ typedef struct {
     int64_t path_change_us;      /* a delay rise over the filter's minimum by this much ... (20000) */
     int     path_change_count;   /* ... in this many samples in a row resets the filter (6) */
     int     synced_samples;      /* accepted samples before the clock counts as synced (4) */
+    int64_t server_step_us;      /* a sample this far below one way's lower edge, its round trip as usual, is
+                                    the server's time stepping (2 in a row with one size: the step) (4000) */
 } ticksync_config_t;
 
 typedef enum {
@@ -67,7 +69,9 @@ typedef enum {
 typedef struct {
     uint64_t samples, accepted, rejected_rtt, rejected_dev, rejected_bad;
     uint64_t steps;              /* forward steps of the shown time */
-    uint64_t path_resets;
+    uint64_t path_resets;        /* a new route: filter and history started over */
+    uint64_t server_steps;       /* the server's time stepped (its host's clock, or another gate's):
+                                    the history was moved by the step, the drift kept */
 } ticksync_stats_t;
 
 typedef struct ticksync_t ticksync_t;
