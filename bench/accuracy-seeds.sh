@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # bench/accuracy-seeds.sh [BUILD_DIR] - the accuracy benchmark over many
 # draws: runs ticksync-accuracy with --seed 1..SEEDS (default 30) and
-# prints, per trace, the median and the 90th percentile over the draws of
-# libticksync's p99 error, the same for the best of S0-S3 and Mirror, the
-# median and the least of their ratio (best seed p99 / libticksync p99),
-# and the backwards steps summed over all draws. One seeded draw can be a
-# lucky one; this says whether a change helps beyond it.
+# prints, per trace, over the draws: libticksync's p99 error (median and
+# 90th percentile), the oracle's p99 (median) and the ratio libticksync /
+# oracle (median and worst), the best of S0-S3 and Mirror (median p99) and
+# the ratio best seed / libticksync (median and least), and libticksync's
+# backwards steps summed over all draws. One seeded draw can be a lucky
+# one; this says whether a change helps beyond it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -23,15 +24,18 @@ done | awk -F'|' '
   /^\| / && $2 !~ /algorithm|---/ {
     name = $2; gsub(/^ +| +$/, "", name); p99 = $4 + 0; back = $7 + 0
     if (name == "libticksync") {
-      lib[trace] = lib[trace] " " p99; bst[trace] = bst[trace] " " best
+      lp = p99; lib[trace] = lib[trace] " " p99; bst[trace] = bst[trace] " " best
       ratio[trace] = ratio[trace] " " (p99 > 0 ? best / p99 : 1e9); backs[trace] += back
+    } else if (name == "oracle") {
+      orc[trace] = orc[trace] " " p99; vs[trace] = vs[trace] " " (p99 > 0 ? lp / p99 : 1e9)
     } else if (p99 < best) best = p99
   }
   END {
-    printf "%-14s %22s %22s %18s %10s\n", "trace", "libticksync p99 med/p90", "best seed p99 med/p90", "ratio med/least", "backwards"
+    printf "%-17s %19s %10s %17s %10s %17s %9s\n", "trace", "libticksync med/p90", "oracle med", "lib/oracle med/max",
+           "best seed", "seed/lib med/min", "backwards"
     for (i = 1; i <= ntraces; i++) {
       t = order[i]
-      printf "%-14s %11.3f / %7.3f %11.3f / %7.3f %9.1f / %5.1f %10d\n", t, pct(lib[t], 0.5), pct(lib[t], 0.9),
-             pct(bst[t], 0.5), pct(bst[t], 0.9), pct(ratio[t], 0.5), pct(ratio[t], 0), backs[t]
+      printf "%-17s %9.3f / %7.3f %10.3f %8.1f / %6.1f %10.3f %8.1f / %6.1f %9d\n", t, pct(lib[t], 0.5), pct(lib[t], 0.9),
+             pct(orc[t], 0.5), pct(vs[t], 0.5), pct(vs[t], 1), pct(bst[t], 0.5), pct(ratio[t], 0.5), pct(ratio[t], 0), backs[t]
     }
   }'

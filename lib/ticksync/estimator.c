@@ -49,6 +49,8 @@
 #define FREQ_Z          2.0      /* standard errors a slope must stand out by to be used in full */
 #define WAYS_MIN        8        /* samples before the ways' minima set the line's level */
 #define WAYS_MAX        192      /* accepted samples whose one-way measurements are kept */
+#define BEND_US         100.0    /* a bend of the ways' edges costing more over the window halves it ... */
+#define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
 
 typedef struct {
     int64_t local;     /* local time of the exchange's middle */
@@ -89,6 +91,7 @@ struct ticksync_t {
     double   suspect_step, suspect_excess;
     int64_t  since;                         /* the last server step's local time: older ways are
                                                moved by it, and left out once newer ones suffice */
+    int64_t  bend_since;                    /* older ways are left out: the drift has changed since */
     int      burst_left;
     int64_t  last_sent;
     bool     sent_any;
@@ -145,7 +148,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
     self->cfg = c;
     self->chosen = -1;
     self->burst_left = c.burst;
-    self->since = INT64_MIN;
+    self->since = self->bend_since = INT64_MIN;
     return self;
 }
 
@@ -363,7 +366,24 @@ static void slope_from_ways(ticksync_t *self)
         up[i] = w->up;
         down[i] = w->down;
     }
-    self->freq = clamp_freq((hull_chord_slope(t, up, n) - hull_chord_slope(t, down, n)) / 2);
+    /* A drift that changes bends the edges: the slopes of their older and
+     * newer halves differ by about the bend's curvature times half the
+     * span, and a line over the whole span misses the bend by a quarter of
+     * that times the span. While that is more than BEND_US, only the newer
+     * half is used, for the drift and for the level. */
+    int from = 0;
+    while (n - from >= 2 * WAYS_MIN && t[n - 1] - t[from] >= 2 * (double) self->cfg.drift_min_span_us) {
+        int mid = from + (n - from) / 2;
+        double older = (hull_chord_slope(t + from, up + from, mid - from)
+                        - hull_chord_slope(t + from, down + from, mid - from)) / 2;
+        double newer = (hull_chord_slope(t + mid, up + mid, n - mid) - hull_chord_slope(t + mid, down + mid, n - mid)) / 2;
+        if (fabs(newer - older) * (t[n - 1] - t[from]) / 4 <= BEND_US || fabs(newer - older) <= BEND_Z * self->freq_se)
+            break;
+        from = mid;
+    }
+    self->bend_since = self->ways[(first + from) % WAYS_MAX].local;
+    self->freq = clamp_freq((hull_chord_slope(t + from, up + from, n - from)
+                             - hull_chord_slope(t + from, down + from, n - from)) / 2);
 }
 
 /* The line's level from each way's least measurement, apart: queueing only
@@ -388,6 +408,10 @@ static void level_from_ways(ticksync_t *self)
     if (n < WAYS_MIN) {
         n = self->nways;
         first = n < WAYS_MAX ? 0 : self->ways_next;
+    }
+    while (n > WAYS_MIN && self->ways[first].local < self->bend_since) {   /* before a bend */
+        first = (first + 1) % WAYS_MAX;
+        n--;
     }
     for (int i = 0; i < n; i++) {
         const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
@@ -442,7 +466,7 @@ static void reset_filter(ticksync_t *self)
     self->npoints = self->points_next = 0;
     self->nways = self->ways_next = 0;
     self->edges = self->suspect = false;
-    self->since = INT64_MIN;
+    self->since = self->bend_since = INT64_MIN;
     self->fitted = false;
     self->chosen = -1;
     self->rises = 0;
