@@ -177,6 +177,9 @@ static void oracle_add(oracle_t *o, double up, double down, double f)
 
 typedef struct {
     double bound_held, frames;       /* libticksync: frames whose error its bound covered */
+    double expected_held;            /* ... and its expected error */
+    double *ratio;                   /* expected error / |error|, a frame each */
+    size_t  nratio, cap;
     double settle_s[2];              /* after each server step: until the error stays within 5 ms */
     double since_over[2];
 } lib_score_t;
@@ -233,6 +236,13 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
                     if (a == LIB) {
                         ls.frames++;
                         ls.bound_held += fabs(err) <= (double) ticksync_error_bound(lib, local) + 1;
+                        double expected = (double) ticksync_expected_error(lib, local);
+                        ls.expected_held += fabs(err) <= expected + 1;
+                        if (ls.nratio == ls.cap) {
+                            ls.cap = ls.cap ? ls.cap * 2 : 65536;
+                            ls.ratio = realloc(ls.ratio, ls.cap * sizeof *ls.ratio);
+                        }
+                        ls.ratio[ls.nratio++] = expected / fmax(fabs(err), 1);
                     }
                 }
                 if (a == LIB)
@@ -317,9 +327,13 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
     }
     ticksync_stats_t st;
     ticksync_stats(lib, &st);
-    fprintf(out, "\nlibticksync: bound covers %.2f%% of frames; server steps %llu, path resets %llu",
-            ls.frames ? 100 * ls.bound_held / ls.frames : 0, (unsigned long long) st.server_steps,
+    qsort(ls.ratio, ls.nratio, sizeof *ls.ratio, cmp_double);
+    fprintf(out, "\nlibticksync: bound covers %.2f%% of frames; expected error covers %.2f%%, "
+                 "median expected / |error| %.1f; server steps %llu, path resets %llu",
+            ls.frames ? 100 * ls.bound_held / ls.frames : 0, ls.frames ? 100 * ls.expected_held / ls.frames : 0,
+            ls.nratio ? ls.ratio[ls.nratio / 2] : 0, (unsigned long long) st.server_steps,
             (unsigned long long) st.path_resets);
+    free(ls.ratio);
     for (int i = 0; i < 2; i++)
         if (t->step_ms[i])
             fprintf(out, "; within 5 ms %.1f s after the %+g ms step", ls.since_over[i] > 0

@@ -25,7 +25,8 @@ plot "$csv" using 1:2 with lines title "S0 unreal", \
      "$csv" using 1:4 with lines dashtype 2 title "S2 esframework", \
      "$csv" using 1:5 with lines title "S3 smoothed", \
      "$csv" using 1:6 with lines title "Mirror", \
-     "$csv" using 1:7 with lines linewidth 2 linecolor rgb "black" title "libticksync"
+     "$csv" using 1:7 with lines linewidth 2 linecolor rgb "black" title "libticksync", \\
+     "$csv" using 1:8 with lines dashtype 3 linecolor rgb "gray40" title "oracle"
 PLOT
 done
 echo "plots: bench/plots/accuracy-*.png"

@@ -50,6 +50,8 @@
 #define WAYS_MIN        8        /* samples before the ways' minima set the line's level */
 #define WAYS_MAX        192      /* accepted samples whose one-way measurements are kept */
 #define BEND_US         100.0    /* a bend of the ways' edges costing more over the window halves it ... */
+#define EXPECT_K        4.0      /* the expected error: this many gaps between each way's two least measurements, */
+#define EXPECT_AGE      3.0      /* and the drift's noise over this share of the edges' span */
 #define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
 
 typedef struct {
@@ -85,6 +87,8 @@ struct ticksync_t {
     double   edge_up, edge_down;            /* the ways' lower edges at edge_local (level_from_ways) */
     int64_t  edge_local;
     double   edge_slope;
+    double   gap_up, gap_down;              /* each way's second least measurement minus its least */
+    int64_t  edge_span;                     /* how far back the ways that gave the edges go */
     bool     edges;
     bool     suspect;                       /* a sample below a way's edge waits for a second one */
     sample_t suspect_sample;
@@ -403,7 +407,7 @@ static void level_from_ways(ticksync_t *self)
     double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 / (f2 + se2) : 0;
     /* after a server step, the older ways (moved by the step's estimate)
      * serve until WAYS_MIN newer ones are in */
-    double up = INFINITY, down = INFINITY;
+    double up = INFINITY, down = INFINITY, up2 = INFINITY, down2 = INFINITY;
     int first, n = ways_since_step(self, &first);
     if (n < WAYS_MIN) {
         n = self->nways;
@@ -415,9 +419,11 @@ static void level_from_ways(ticksync_t *self)
     }
     for (int i = 0; i < n; i++) {
         const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
-        double along = slope * (double) (ref - w->local);
-        up = fmin(up, w->up + along);
-        down = fmin(down, w->down - along);
+        double along = slope * (double) (ref - w->local), u = w->up + along, d = w->down - along;
+        up2 = fmin(up2, fmax(up, u));
+        up = fmin(up, u);
+        down2 = fmin(down2, fmax(down, d));
+        down = fmin(down, d);
     }
     double f = self->cfg.up_fraction;
     self->fit_local = ref;
@@ -427,6 +433,9 @@ static void level_from_ways(ticksync_t *self)
     self->edge_down = down;
     self->edge_local = ref;
     self->edge_slope = slope;
+    self->gap_up = up2 - up;
+    self->gap_down = down2 - down;
+    self->edge_span = ref - self->ways[first].local;
     self->edges = true;
 }
 
@@ -660,6 +669,24 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;   /* a server step not yet confirmed */
     return (int64_t) ceil(up * (double) c->delay + age * (self->freq_known ? PHI_KNOWN : PHI_UNKNOWN) + slewing
                           + suspect);
+}
+
+/* From what the estimator knows: the level is off by the least queueing
+ * each way met, which is about the gap between its least and second least
+ * measurement; the drift's noise tilts it over the minima's age and the
+ * time since; and the shown time is still slewing toward it, or a server
+ * step is not confirmed yet. Before each way has its edge, the bound. */
+int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
+{
+    if (!chosen(self) || !self->edges)
+        return ticksync_error_bound(self, local);
+    double f = self->cfg.up_fraction;
+    double level = EXPECT_K * hypot((1 - f) * self->gap_up, f * self->gap_down);
+    double se = self->freq_known && isfinite(self->freq_se) ? self->freq_se : PHI_UNKNOWN;
+    double age = (double) self->edge_span / EXPECT_AGE + fabs((double) (local - self->edge_local));
+    double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
+    double suspect = self->suspect ? fabs(self->suspect_step) : 0;
+    return (int64_t) ceil(level + FREQ_Z * se * age + slewing + suspect);
 }
 
 bool ticksync_synced(const ticksync_t *self)

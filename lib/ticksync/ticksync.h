@@ -113,6 +113,13 @@ TICKSYNC_API int64_t ticksync_message_age(ticksync_t *self, int64_t server_time,
  * chosen sample's delay allows, what the drift may have added since, and
  * the correction still being slewed. INT64_MAX before the first sample. */
 TICKSYNC_API int64_t ticksync_error_bound(const ticksync_t *self, int64_t local);
+/* The error (µs) that ticksync_now(local) stays within about 95% of the
+ * time, from what the estimator knows: how much queueing each way's least
+ * measurement still holds, the drift's uncertainty, any slewing left. Far
+ * tighter than the bound, which holds always; use it to decide (is this
+ * clock good enough to schedule a hit to the millisecond?), the bound to
+ * guarantee. */
+TICKSYNC_API int64_t ticksync_expected_error(const ticksync_t *self, int64_t local);
 
 /* The estimate itself: offset (server - local) at local, the chosen
  * sample's round trip, and the frequency error (local clock rate minus the
