@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "ticksync.h"
+#include "timeline.h"
 
 #define MAX_FREQ        1e-3     /* a clock off by more than 1000 ppm is broken, not drifting */
 #define PHI_KNOWN       15e-6    /* NTP's frequency tolerance once the drift is estimated */
@@ -103,6 +104,9 @@ struct ticksync_t {
     int64_t  shown_local;
     double   shown_offset;
     int64_t  last_now;
+    int64_t  asked_local, asked_gap;        /* when ticksync_now was last asked, and its usual gap */
+    double   jitter;                        /* accepted round trips' mean excess over the filter's least */
+    ticksync_timeline_t timeline;
     ticksync_stats_t stats;
 };
 
@@ -124,6 +128,7 @@ void ticksync_config_default(ticksync_config_t *c)
         .path_change_count = 6,
         .synced_samples = 4,
         .server_step_us = 4000,
+        .resume_gap_us = 2000000,
     };
 }
 
@@ -134,7 +139,7 @@ static bool config_ok(const ticksync_config_t *c)
            && c->interval_us > 0 && c->max_slew > 0 && c->max_slew < 1 && c->step_us > 0 && c->up_fraction >= 0
            && c->up_fraction <= 1 && c->drift_points >= 3 && c->drift_points <= TICKSYNC_POINTS_MAX
            && c->drift_min_span_us > 0 && c->path_change_us > 0 && c->path_change_count >= 1
-           && c->synced_samples >= 1 && c->server_step_us > 0;
+           && c->synced_samples >= 1 && c->server_step_us > 0 && c->resume_gap_us > 0;
 }
 
 ticksync_t *ticksync_new(const ticksync_config_t *config)
@@ -487,6 +492,8 @@ static void reset_filter(ticksync_t *self)
  * estimate follows. */
 static void admit(ticksync_t *self, const sample_t *s)
 {
+    if (self->chosen >= 0)
+        self->jitter += ((double) (s->delay - filter_min_delay(self)) - self->jitter) / 8;
     self->filter[self->filter_next] = *s;
     if (self->chosen == self->filter_next)
         self->chosen = -1;   /* the chosen sample has left the filter */
@@ -626,8 +633,25 @@ double ticksync_frequency(const ticksync_t *self)
     return -self->freq;
 }
 
+/* A gap in the local times the clock is asked at, far longer than usual:
+ * the game was paused or in the background, and the path may have changed
+ * meanwhile, so a burst of exchanges follows. */
+static void notice_resume(ticksync_t *self, int64_t local)
+{
+    int64_t gap = local - self->asked_local;
+    if (self->asked_local && gap > self->cfg.resume_gap_us && gap > 8 * self->asked_gap) {
+        self->stats.resumes++;
+        ticksync_resync(self);
+    } else if (self->asked_local && gap > 0) {
+        self->asked_gap = gap;
+    }
+    if (gap > 0 || !self->asked_local)
+        self->asked_local = local;
+}
+
 int64_t ticksync_now(ticksync_t *self, int64_t local)
 {
+    notice_resume(self, local);
     if (!chosen(self))
         return 0;
     double target = target_offset(self, local);
@@ -718,4 +742,24 @@ int64_t ticksync_next_sync(const ticksync_t *self)
 void ticksync_stats(const ticksync_t *self, ticksync_stats_t *out)
 {
     *out = self->stats;
+}
+
+int64_t ticksync_jitter(const ticksync_t *self)
+{
+    return (int64_t) llround(self->jitter);
+}
+
+void ticksync_resync(ticksync_t *self)
+{
+    self->burst_left = self->cfg.burst;
+}
+
+ticksync_timeline_t *ticksync_timeline_of(ticksync_t *self)
+{
+    return &self->timeline;
+}
+
+double ticksync_up_share(const ticksync_t *self)
+{
+    return self->cfg.up_fraction;
 }

@@ -57,6 +57,8 @@ typedef struct {
     int     synced_samples;      /* accepted samples before the clock counts as synced (4) */
     int64_t server_step_us;      /* a sample this far below one way's lower edge, its round trip as usual, is
                                     the server's time stepping (2 in a row with one size: the step) (4000) */
+    int64_t resume_gap_us;       /* ticksync_now asked after this long, and 8 times its usual gap, is a
+                                    resume (2000000) */
 } ticksync_config_t;
 
 typedef enum {
@@ -72,6 +74,8 @@ typedef struct {
     uint64_t path_resets;        /* a new route: filter and history started over */
     uint64_t server_steps;       /* the server's time stepped (its host's clock, or another gate's):
                                     the history was moved by the step, the drift kept */
+    uint64_t resumes;            /* a gap in the local times ticksync_now was asked at (the game was
+                                    paused or in the background): a burst of exchanges followed */
 } ticksync_stats_t;
 
 typedef struct ticksync_t ticksync_t;
@@ -131,6 +135,46 @@ TICKSYNC_API void    ticksync_stats(const ticksync_t *self, ticksync_stats_t *ou
 
 /* CLOCK_MONOTONIC in µs: a local clock for games that have none. */
 TICKSYNC_API int64_t ticksync_local_us(void);
+
+/* ---- the timeline: the game's side of ticks --------------------------- *
+ *
+ * Games simulate in fixed ticks; each frame a netcode loop asks which tick
+ * the server is on, which tick to stamp an input for, how far behind to
+ * render others, and how fast to run its own simulation. Times are server
+ * times (µs) except local. The answers follow ticksync_now, so they never
+ * run backwards either; a change of the path's delay or jitter moves them
+ * at 1 +- max_scale, never by a jump back. */
+
+typedef struct {
+    int64_t tick_us;    /* the server's simulation step, e.g. 16667 for 60 Hz */
+    int64_t epoch_us;   /* server time of tick 0 */
+    double  margin;     /* safety margin, in units of the round trip's jitter (2.0) */
+    double  max_scale;  /* the client's simulation runs at 1 +- max_scale at most (0.05) */
+} ticksync_ticks_t;
+
+/* The defaults above for a server ticking every tick_us from epoch_us. */
+TICKSYNC_API void    ticksync_ticks_default(ticksync_ticks_t *t, int64_t tick_us, int64_t epoch_us);
+/* The tick the server is simulating at local, and how far into it (0..1). */
+TICKSYNC_API int64_t ticksync_server_tick(ticksync_t *clock, const ticksync_ticks_t *t, int64_t local,
+                                          double *fraction);
+/* The tick an input made at local must be stamped for so that it reaches the
+ * server before the server simulates that tick: ahead of the server tick by
+ * the way up plus margin x jitter. Never decreases. */
+TICKSYNC_API int64_t ticksync_input_tick(ticksync_t *clock, const ticksync_ticks_t *t, int64_t local);
+/* Server time at which to render other entities: behind by the way down plus
+ * margin x jitter plus one tick. Never decreases. */
+TICKSYNC_API int64_t ticksync_render_time(ticksync_t *clock, const ticksync_ticks_t *t, int64_t local);
+/* The round trip's jitter (µs) as the estimator sees it: the accepted round
+ * trips' mean excess over the least one in the filter, smoothed (gain 1/8). */
+TICKSYNC_API int64_t ticksync_jitter(const ticksync_t *clock);
+/* The speed (1 +- max_scale) at which the game should run its own simulation,
+ * now at client_tick + client_fraction, to converge on ticksync_input_tick
+ * without a jump. */
+TICKSYNC_API double  ticksync_time_scale(ticksync_t *clock, const ticksync_ticks_t *t, int64_t local,
+                                         int64_t client_tick, double client_fraction);
+/* Starts a burst of exchanges now (a manual re-sync, after a reconnect or a
+ * level load). */
+TICKSYNC_API void    ticksync_resync(ticksync_t *clock);
 
 /* ---- the protocol session --------------------------------------------- */
 

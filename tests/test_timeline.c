@@ -1,0 +1,193 @@
+/* tests/test_timeline.c - the game's side of ticks (lib/ticksync/timeline.c):
+ * the server tick, the input tick that reaches the server in time, the
+ * render time behind the way down, the time scale that brings a client's
+ * simulation onto the input tick without overshoot, and resumes. A clock is
+ * driven through simulated exchanges on a path with known delays. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "prng.h"
+#include "ticksync.h"
+
+#define OFFSET  777000000LL   /* server time minus local time */
+#define TICK    16667
+#define EPOCH   1000000LL
+
+typedef struct {
+    ticksync_t *clock;
+    uint64_t    rng;
+    double      up_us, down_us, jitter_us;   /* the path: base delays, uniform jitter each way */
+    double      t;                           /* true (server) time, µs */
+    double      next_sync;
+} sim_t;
+
+static int64_t local_of(double t)
+{
+    return (int64_t) llround(t) - OFFSET;
+}
+
+/* Runs the path until true time until, an exchange whenever the clock asks,
+ * frame(sim) at 60 Hz in between. */
+static void run_until(sim_t *s, double until, void (*frame)(sim_t *))
+{
+    while (s->t < until) {
+        if (s->t >= s->next_sync) {
+            int64_t t1 = local_of(s->t);
+            ticksync_sent(s->clock, t1);
+            double up = s->up_us + s->jitter_us * ts_prng_uniform(&s->rng);
+            double down = s->down_us + s->jitter_us * ts_prng_uniform(&s->rng);
+            ticksync_sample(s->clock, t1, (int64_t) llround(s->t + up), (int64_t) llround(s->t + up + 50),
+                            local_of(s->t + up + 50 + down));
+            int64_t due = ticksync_next_sync(s->clock);
+            s->next_sync = (double) (due + OFFSET);
+        }
+        if (frame)
+            frame(s);
+        s->t += 1e6 / 60;
+    }
+}
+
+static sim_t sim(double up_us, double down_us, double jitter_us)
+{
+    sim_t s = { .clock = ticksync_new(NULL), .rng = 7, .up_us = up_us, .down_us = down_us, .jitter_us = jitter_us,
+                .t = 5e6 };
+    cr_assert_not_null(s.clock);
+    return s;
+}
+
+static ticksync_ticks_t ticks(void)
+{
+    ticksync_ticks_t t;
+    ticksync_ticks_default(&t, TICK, EPOCH);
+    return t;
+}
+
+Test(timeline, the_server_tick_and_how_far_into_it)
+{
+    sim_t s = sim(20000, 20000, 0);
+    run_until(&s, 30e6, NULL);
+    ticksync_ticks_t t = ticks();
+    double fraction;
+    int64_t local = local_of(s.t), server = ticksync_now(s.clock, local);
+    int64_t tick = ticksync_server_tick(s.clock, &t, local, &fraction);
+    cr_assert_eq(tick, (server - EPOCH) / TICK);
+    cr_assert_float_eq(fraction, (double) ((server - EPOCH) % TICK) / TICK, 1e-9);
+    t.epoch_us = server + 1;   /* before tick 0: negative ticks, fractions still 0..1 */
+    tick = ticksync_server_tick(s.clock, &t, local, &fraction);
+    cr_assert_eq(tick, -1);
+    cr_assert(fraction > 0.99 && fraction < 1, "%f", fraction);
+    ticksync_destroy(&s.clock);
+}
+
+Test(timeline, inputs_are_stamped_ahead_by_the_way_up_and_the_jitter_margin)
+{
+    sim_t s = sim(30000, 10000, 4000);
+    ticksync_config_t c;
+    ticksync_config_default(&c);
+    run_until(&s, 60e6, NULL);
+    ticksync_ticks_t t = ticks();
+    int64_t local = local_of(s.t);
+    int64_t server = ticksync_now(s.clock, local), jitter = ticksync_jitter(s.clock);
+    cr_assert(jitter > 1000 && jitter < 6000, "jitter %lld us for 0..4 ms each way", (long long) jitter);
+    int64_t lead = ticksync_delay(s.clock) / 2 + 2 * jitter;   /* up_fraction 0.5: the way up is half the trip */
+    int64_t want = (server + lead - EPOCH) / TICK + 1;
+    int64_t got = ticksync_input_tick(s.clock, &t, local);
+    cr_assert(got == want || got == want + 1 || got == want - 1, "input tick %lld, want %lld", (long long) got,
+              (long long) want);
+    cr_assert_gt(got, ticksync_server_tick(s.clock, &t, local, NULL), "ahead of the server");
+    ticksync_destroy(&s.clock);
+}
+
+/* The frame callback's checks: input ticks and render times never go back. */
+static int64_t last_input, last_render;
+static int backwards;
+static ticksync_ticks_t frame_ticks;
+static void check_frame(sim_t *s)
+{
+    int64_t local = local_of(s->t);
+    int64_t in = ticksync_input_tick(s->clock, &frame_ticks, local);
+    int64_t render = ticksync_render_time(s->clock, &frame_ticks, local);
+    if (last_input && (in < last_input || render < last_render))
+        backwards++;
+    last_input = in;
+    last_render = render;
+}
+
+Test(timeline, input_ticks_and_render_times_never_go_back_when_the_path_changes)
+{
+    sim_t s = sim(40000, 40000, 3000);
+    frame_ticks = ticks();
+    run_until(&s, 60e6, check_frame);
+    int64_t render_lag = ticksync_now(s.clock, local_of(s.t)) - ticksync_render_time(s.clock, &frame_ticks, local_of(s.t));
+    cr_assert_gt(render_lag, 40000 + TICK, "behind by the way down and a tick: %lld us", (long long) render_lag);
+    s.up_us = s.down_us = 5000;   /* a much shorter route: the lead and the lag shrink */
+    s.jitter_us = 0;
+    run_until(&s, 120e6, check_frame);
+    s.up_us = s.down_us = 60000;  /* and a much longer one */
+    s.jitter_us = 8000;
+    run_until(&s, 180e6, check_frame);
+    cr_assert_eq(backwards, 0);
+    ticksync_stats_t st;
+    ticksync_stats(s.clock, &st);
+    cr_assert_geq(st.path_resets, 1, "the longer route was a new path");
+    ticksync_destroy(&s.clock);
+}
+
+Test(timeline, the_time_scale_brings_a_client_200_ms_behind_onto_the_input_tick_without_overshoot)
+{
+    sim_t s = sim(20000, 20000, 2000);
+    run_until(&s, 30e6, NULL);
+    ticksync_ticks_t t = ticks();
+    double pos = (double) ticksync_input_tick(s.clock, &t, local_of(s.t)) - 200000.0 / TICK;   /* 200 ms behind */
+    double lo = 1, hi = 1, settled = -1;
+    for (int f = 0; f < 60 * 30; f++) {
+        int64_t local = local_of(s.t);
+        double scale = ticksync_time_scale(s.clock, &t, local, (int64_t) floor(pos), pos - floor(pos));
+        lo = fmin(lo, scale);
+        hi = fmax(hi, scale);
+        double behind = (double) ticksync_input_tick(s.clock, &t, local) - pos;
+        cr_assert_gt(behind, -1.0, "no overshoot past the input tick (frame %d: %.2f ticks)", f, behind);
+        if (settled < 0 && fabs(behind) < 1.0)
+            settled = f / 60.0;
+        pos += scale * (1e6 / 60) / TICK;   /* the game's simulation, at that speed */
+        run_until(&s, s.t + 1, NULL);       /* one frame */
+    }
+    cr_assert(lo >= 1 - t.max_scale && hi <= 1 + t.max_scale, "scale within 1 +- %.2f: %.3f .. %.3f", t.max_scale, lo, hi);
+    cr_assert_float_eq(hi, 1 + t.max_scale, 1e-9, "far behind, at full speed");
+    cr_assert(settled > 0 && settled < 10, "within a tick after %.1f s", settled);
+    ticksync_destroy(&s.clock);
+}
+
+Test(timeline, a_pause_is_a_resume_and_brings_a_burst)
+{
+    sim_t s = sim(20000, 20000, 1000);
+    frame_ticks = ticks();
+    run_until(&s, 60e6, check_frame);
+    int64_t steady = ticksync_next_sync(s.clock);
+    ticksync_stats_t st;
+    ticksync_stats(s.clock, &st);
+    cr_assert_eq(st.resumes, 0, "60 Hz frames are no resume");
+    s.t += 5e6;   /* the game was in the background for 5 s */
+    s.next_sync = s.t;
+    ticksync_now(s.clock, local_of(s.t));
+    ticksync_stats(s.clock, &st);
+    cr_assert_eq(st.resumes, 1);
+    int64_t t1 = local_of(s.t);
+    ticksync_sent(s.clock, t1);
+    cr_assert_eq(ticksync_next_sync(s.clock) - t1, 100000, "the burst's interval, not the steady one");
+    (void) steady;
+    ticksync_destroy(&s.clock);
+}
+
+Test(timeline, resync_starts_a_burst)
+{
+    sim_t s = sim(20000, 20000, 1000);
+    run_until(&s, 30e6, NULL);
+    int64_t t1 = local_of(s.t);
+    ticksync_sent(s.clock, t1);
+    cr_assert_eq(ticksync_next_sync(s.clock) - t1, 1000000);
+    ticksync_resync(s.clock);
+    ticksync_sent(s.clock, t1);
+    cr_assert_eq(ticksync_next_sync(s.clock) - t1, 100000);
+    ticksync_destroy(&s.clock);
+}
