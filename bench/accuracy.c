@@ -90,20 +90,86 @@ static double uniform(void)
     return ts_prng_uniform(&rng);
 }
 
-static double normal(void)
+static double uniform_of(uint64_t *r)
 {
-    double u = uniform(), v = uniform();
+    return ts_prng_uniform(r);
+}
+
+static double normal(uint64_t *r)
+{
+    double u = uniform_of(r), v = uniform_of(r);
     return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
 }
 
-static double jitter(const trace_t *t)
+static double jitter(const trace_t *t, uint64_t *r)
 {
-    double u = uniform(), j = t->jitter_ms * 1000;
+    double u = uniform_of(r), j = t->jitter_ms * 1000;
     switch (t->jitter_kind) {
     case 1: return -j * log(1 - u);
     case 2: return fmin(j * (pow(1 - u, -1 / 1.5) - 1), 2e6);
-    case 3: return j * exp(normal());
+    case 3: return j * exp(normal(r));
     default: return j * u;
+    }
+}
+
+/* The path a trace describes, as time goes: its base delays, moved by a
+ * route change or a handover, and whether it is out. */
+typedef struct {
+    const trace_t *t;
+    double base_up, base_down;
+    bool   changed;
+    int    handovers;
+} path_t;
+
+static path_t path_of(const trace_t *t)
+{
+    return (path_t) { .t = t, .base_up = t->up_ms * 1000, .base_down = t->down_ms * 1000 };
+}
+
+/* Brings the path to true time now; true when its base delays changed. */
+static bool path_advance(path_t *p, double now)
+{
+    const trace_t *t = p->t;
+    bool moved = false;
+    if (t->change_at_s > 0 && !p->changed && now >= t->change_at_s * 1e6) {
+        p->changed = moved = true;
+        p->base_up = t->up2_ms * 1000;
+        p->base_down = t->down2_ms * 1000;
+    }
+    if (t->handover_every_s > 0) {
+        int k = (int) (now / (t->handover_every_s * 1e6));
+        if (k > p->handovers) {
+            p->handovers = k;
+            p->base_up = (t->up_ms + (2 * uniform() - 1) * t->handover_ms) * 1000;
+            p->base_down = (t->down_ms + (2 * uniform() - 1) * t->handover_ms) * 1000;
+            moved = true;
+        }
+    }
+    return moved;
+}
+
+static bool path_out(const path_t *p, double now)
+{
+    const trace_t *t = p->t;
+    if (t->handover_every_s <= 0)
+        return false;
+    int k = (int) (now / (t->handover_every_s * 1e6));
+    return k > 0 && now - k * t->handover_every_s * 1e6 < t->outage_s * 1e6;
+}
+
+/* One message's delays each way at true time now, drawn from r. */
+static void path_delays(const path_t *p, double now, uint64_t *r, double *up, double *down)
+{
+    const trace_t *t = p->t;
+    *up = p->base_up + jitter(t, r);
+    *down = p->base_down + jitter(t, r);
+    if (uniform_of(r) < t->spike_p)
+        *up += (t->spike_ms_lo + (t->spike_ms_hi - t->spike_ms_lo) * uniform_of(r)) * 1000;
+    if (t->up_queue_ms > 0)
+        *up += -t->up_queue_ms * 1000 * log(1 - uniform_of(r));
+    if (t->burst_every_s > 0 && fmod(now, t->burst_every_s * 1e6) < t->burst_s * 1e6) {
+        *up += t->burst_ms * 1000 * uniform_of(r);
+        *down += t->burst_ms * 1000 * uniform_of(r);
     }
 }
 
@@ -200,10 +266,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
         sc[a].converge_s = -1;
     oracle_t oracle = { .n = 0 };
     lib_score_t ls = { .settle_s = { -1, -1 } };
-    /* the path: base delays, moved by a route change or a handover (the oracle restarts with each) */
-    double base_up = t->up_ms * 1000, base_down = t->down_ms * 1000;
-    bool changed = false;
-    int handovers = 0;
+    path_t path = path_of(t);   /* (the oracle restarts with each change of its base delays) */
     double frame = 0, next_csv = 0;
     int lost_run = 0;
     for (double now = 0; now < t->seconds * 1e6;) {
@@ -215,7 +278,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
         for (; frame < t_sync; frame += FRAME_US) {
             int64_t local = (int64_t) llround(local_at(t, frame));
             double truth = server_at(t, frame);
-            double b = fabs(base_up - base_down) / 2;
+            double b = fabs(path.base_up - path.base_down) / 2;
             double tolerance = fmax(2000, b + 1000);
             for (int a = 0; a < ALGOS; a++) {
                 double shown = a < SEEDS ? seed_now(&seeds[a], local)
@@ -264,37 +327,15 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
         now = t_sync;
         int64_t t1 = (int64_t) llround(local_at(t, now));
         ticksync_sent(lib, t1);
-        if (t->change_at_s > 0 && !changed && now >= t->change_at_s * 1e6) {
-            changed = true;
-            base_up = t->up2_ms * 1000;
-            base_down = t->down2_ms * 1000;
+        if (path_advance(&path, now))
             oracle.n = oracle.next = 0;
-        }
-        bool outage = false;
-        if (t->handover_every_s > 0) {
-            int k = (int) (now / (t->handover_every_s * 1e6));
-            outage = k > 0 && now - k * t->handover_every_s * 1e6 < t->outage_s * 1e6;
-            if (k > handovers) {
-                handovers = k;
-                base_up = (t->up_ms + (2 * uniform() - 1) * t->handover_ms) * 1000;
-                base_down = (t->down_ms + (2 * uniform() - 1) * t->handover_ms) * 1000;
-                oracle.n = oracle.next = 0;
-            }
-        }
+        bool outage = path_out(&path, now);
         bool lost = outage || lost_run > 0 || uniform() < t->loss_p;
         if (lost && !outage) {
             lost_run = lost_run > 0 ? lost_run - 1 : t->loss_burst;
         } else if (!lost) {
-            double up = base_up + jitter(t);
-            double down = base_down + jitter(t);
-            if (uniform() < t->spike_p)
-                up += (t->spike_ms_lo + (t->spike_ms_hi - t->spike_ms_lo) * uniform()) * 1000;
-            if (t->up_queue_ms > 0)
-                up += -t->up_queue_ms * 1000 * log(1 - uniform());
-            if (t->burst_every_s > 0 && fmod(now, t->burst_every_s * 1e6) < t->burst_s * 1e6) {
-                up += t->burst_ms * 1000 * uniform();
-                down += t->burst_ms * 1000 * uniform();
-            }
+            double up, down;
+            path_delays(&path, now, &rng, &up, &down);
             double t2 = server_at(t, now + up), t3 = server_at(t, now + up + 50);
             int64_t t4 = (int64_t) llround(local_at(t, now + up + 50 + down));
             ticksync_sample(lib, t1, (int64_t) llround(t2), (int64_t) llround(t3), t4);
@@ -342,12 +383,110 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
     ticksync_destroy(&lib);
 }
 
+/* --ticks: a client simulating at 60 Hz with libticksync's timeline, on
+ * the trace's path, against a server ticking at 60 Hz from epoch 0. Each
+ * frame, once the client has converged, sends an input stamped
+ * ticksync_input_tick; it travels the way up (drawn as the trace's SYNCs
+ * are, from its own stream) and is in time if it reaches the server before
+ * the server starts simulating that tick. The client's own simulation
+ * starts 200 ms behind the input tick and runs at ticksync_time_scale. */
+#define TICK_US 16667
+
+static void run_ticks(const trace_t *t, FILE *csv, FILE *out)
+{
+    rng = seed;
+    uint64_t inputs_rng = seed ^ 0x9e3779b97f4a7c15ULL;
+    ticksync_config_t cfg;
+    ticksync_config_default(&cfg);
+    cfg.interval_us = (int64_t) (t->interval_s * 1e6);
+    ticksync_t *lib = ticksync_new(&cfg);
+    ticksync_ticks_t ticks;
+    ticksync_ticks_default(&ticks, TICK_US, 0);
+    path_t path = path_of(t);
+    double frame = 0, pos = 0, started = -1, converged = -1, lo = 1, hi = 1, next_csv = 0;
+    double *early = NULL;
+    size_t nearly = 0, cap = 0, in_time = 0;
+    int64_t last_render = INT64_MIN;
+    long render_back = 0;
+    int lost_run = 0;
+    for (double now = 0; now < t->seconds * 1e6;) {
+        int64_t due = ticksync_next_sync(lib);
+        double t_sync = due == INT64_MIN ? now : now + ((double) due - local_at(t, now)) / rate_at(t, now);
+        if (t_sync < now)
+            t_sync = now;
+        for (; frame < t_sync; frame += FRAME_US) {
+            int64_t local = (int64_t) llround(local_at(t, frame));
+            if (!ticksync_synced(lib))
+                continue;
+            int64_t in = ticksync_input_tick(lib, &ticks, local);
+            if (started < 0) {
+                started = frame;
+                pos = (double) in - 200000.0 / TICK_US;   /* the client starts 200 ms behind */
+            }
+            double scale = ticksync_time_scale(lib, &ticks, local, (int64_t) floor(pos), pos - floor(pos));
+            lo = fmin(lo, scale);
+            hi = fmax(hi, scale);
+            if (converged < 0 && fabs((double) in - pos) < 1)
+                converged = frame;
+            int64_t render = ticksync_render_time(lib, &ticks, local);
+            render_back += render < last_render;
+            last_render = render;
+            if (csv && frame >= next_csv) {
+                fprintf(csv, "%.2f %.2f %.2f %lld\n", frame / 1e6, pos, server_at(t, frame) / TICK_US, (long long) in);
+                next_csv += 0.25e6;
+            }
+            pos += scale * FRAME_US / TICK_US;
+            if (converged < 0 || frame < t->converge_from_s * 1e6 || path_out(&path, frame))
+                continue;
+            double up, down;
+            path_delays(&path, frame, &inputs_rng, &up, &down);
+            double margin = (double) in * TICK_US - server_at(t, frame + up);   /* before the tick starts */
+            in_time += margin > 0;
+            if (nearly == cap) {
+                cap = cap ? cap * 2 : 65536;
+                early = realloc(early, cap * sizeof *early);
+            }
+            early[nearly++] = margin / TICK_US;
+        }
+        now = t_sync;
+        int64_t t1 = (int64_t) llround(local_at(t, now));
+        ticksync_sent(lib, t1);
+        path_advance(&path, now);
+        bool outage = path_out(&path, now);
+        bool lost = outage || lost_run > 0 || uniform() < t->loss_p;
+        if (lost && !outage) {
+            lost_run = lost_run > 0 ? lost_run - 1 : t->loss_burst;
+        } else if (!lost) {
+            double up, down;
+            path_delays(&path, now, &rng, &up, &down);
+            double t2 = server_at(t, now + up), t3 = server_at(t, now + up + 50);
+            ticksync_sample(lib, t1, (int64_t) llround(t2), (int64_t) llround(t3),
+                            (int64_t) llround(local_at(t, now + up + 50 + down)));
+        }
+        now += 1;
+    }
+    qsort(early, nearly, sizeof *early, cmp_double);
+    /* early[] holds ticks of margin; the late ones are negative and first */
+    size_t late = nearly - in_time;
+    double p50 = nearly ? early[late + (nearly - late) / 2] : 0, p99 = nearly ? early[late + (nearly - late) * 99 / 100] : 0;
+    fprintf(out, "| %s | %.2f%% | %.2f | %.2f | %.1f | %.3f .. %.3f | %ld |\n", t->name,
+            nearly ? 100.0 * (double) in_time / (double) nearly : 0, p50, p99,
+            converged >= 0 ? (converged - started) / 1e6 : -1, lo, hi, render_back);
+    free(early);
+    ticksync_destroy(&lib);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL, *only = NULL;
+    bool ticks = false;
     for (int i = 1; i < argc; i += 2) {
         bool ok = i + 1 < argc;
-        if (ok && strcmp(argv[i], "--csv") == 0) {
+        if (strcmp(argv[i], "--ticks") == 0) {
+            ticks = true;
+            i--;
+            ok = true;
+        } else if (ok && strcmp(argv[i], "--csv") == 0) {
             dir = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--trace") == 0) {
             only = argv[i + 1];
@@ -359,12 +498,20 @@ int main(int argc, char **argv)
             ok = false;
         }
         if (!ok) {
-            fprintf(stderr, "usage: ticksync-accuracy [--csv DIR] [--seed N] [--trace NAME]\n");
+            fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--trace NAME]\n");
             return 2;
         }
     }
-    printf("Offset error |shown - true server time| after convergence; converged: from then on within\n"
-           "max(2 ms, asymmetry bound + 1 ms); backwards: frames (60 Hz) where shown time went back.\n");
+    if (ticks)
+        printf("A 60 Hz client on libticksync's timeline, a server ticking at 60 Hz. Inputs in time: reached\n"
+               "the server before it started their tick; early: by how many ticks (p50, p99 of those in time);\n"
+               "converge: s for a client 200 ms behind to be within a tick of the input tick; render back:\n"
+               "frames where the render time went back.\n\n"
+               "| trace | inputs in time | early p50 | early p99 | converge s | scale range | render back |\n"
+               "|---|---:|---:|---:|---:|---|---:|\n");
+    else
+        printf("Offset error |shown - true server time| after convergence; converged: from then on within\n"
+               "max(2 ms, asymmetry bound + 1 ms); backwards: frames (60 Hz) where shown time went back.\n");
     for (size_t i = 0; i < TRACES; i++) {
         FILE *csv = NULL;
         if (dir) {
@@ -376,7 +523,11 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
-        if (!only || strcmp(only, traces[i].name) == 0)
+        if (only && strcmp(only, traces[i].name) != 0)
+            ;
+        else if (ticks)
+            run_ticks(&traces[i], csv, stdout);
+        else
             run_trace(&traces[i], csv, stdout);
         if (csv)
             fclose(csv);

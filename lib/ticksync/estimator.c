@@ -105,7 +105,7 @@ struct ticksync_t {
     double   shown_offset;
     int64_t  last_now;
     int64_t  asked_local, asked_gap;        /* when ticksync_now was last asked, and its usual gap */
-    double   jitter;                        /* accepted round trips' mean excess over the filter's least */
+    double   jitter;                        /* accepted round trips' mean square excess over the filter's least */
     ticksync_timeline_t timeline;
     ticksync_stats_t stats;
 };
@@ -493,7 +493,8 @@ static void reset_filter(ticksync_t *self)
 static void admit(ticksync_t *self, const sample_t *s)
 {
     if (self->chosen >= 0)
-        self->jitter += ((double) (s->delay - filter_min_delay(self)) - self->jitter) / 8;
+        self->jitter += ((double) (s->delay - filter_min_delay(self)) * (double) (s->delay - filter_min_delay(self))
+                         - self->jitter) / 8;
     self->filter[self->filter_next] = *s;
     if (self->chosen == self->filter_next)
         self->chosen = -1;   /* the chosen sample has left the filter */
@@ -746,7 +747,7 @@ void ticksync_stats(const ticksync_t *self, ticksync_stats_t *out)
 
 int64_t ticksync_jitter(const ticksync_t *self)
 {
-    return (int64_t) llround(self->jitter);
+    return (int64_t) llround(sqrt(self->jitter));
 }
 
 void ticksync_resync(ticksync_t *self)

@@ -164,8 +164,9 @@ TICKSYNC_API int64_t ticksync_input_tick(ticksync_t *clock, const ticksync_ticks
 /* Server time at which to render other entities: behind by the way down plus
  * margin x jitter plus one tick. Never decreases. */
 TICKSYNC_API int64_t ticksync_render_time(ticksync_t *clock, const ticksync_ticks_t *t, int64_t local);
-/* The round trip's jitter (µs) as the estimator sees it: the accepted round
- * trips' mean excess over the least one in the filter, smoothed (gain 1/8). */
+/* The round trip's jitter (µs) as the estimator sees it: the root mean
+ * square of the accepted round trips' excess over the filter's least one,
+ * smoothed (gain 1/8), so a heavy tail widens the margin. */
 TICKSYNC_API int64_t ticksync_jitter(const ticksync_t *clock);
 /* The speed (1 +- max_scale) at which the game should run its own simulation,
  * now at client_tick + client_fraction, to converge on ticksync_input_tick
