@@ -1,7 +1,8 @@
 /* tests/test_e2e_bot.c - a short ticksync-bot run against the real gate and
  * scene: every player connects and syncs, the server's measured round trips
  * match the injected truth, the clients' server time is within the
- * asymmetry bound of the truth, and it never goes backwards. */
+ * asymmetry bound of the truth, and it never goes backwards; and a
+ * fixed-tick game's inputs, stamped by the timeline, reach the server in time. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -47,4 +48,23 @@ Test(e2e_bot, injected_truth_is_recovered_by_server_and_clients, .init = start, 
     json_decref(s);
     e2e_sleep_us(300000);
     cr_assert_geq(e2e_db_value(stack.db[0], 1, "samples"), 8, "the first player's row is in SQLite");
+}
+
+Test(e2e_bot, a_fixed_tick_game_gets_its_inputs_to_the_server_in_time, .init = start, .fini = stop, .timeout = 120)
+{
+    /* 60 Hz ticks: each player stamps inputs with ticksync_input_tick, and
+     * they take the player's injected way up */
+    char cmd[512], *out;
+    snprintf(cmd, sizeof cmd,
+             "%s --gate 127.0.0.1:%d --players 50 --duration-s 8 --up-ms 5-40 --down-ms 5-40 --jitter-ms 2"
+             " --ticks 60 --json --quiet", TS_BOT_BIN, stack.port[0]);
+    cr_assert_eq(e2e_run(cmd, &out), 0, "%s", out);
+    json_t *s = json_loads(out, 0, NULL);
+    cr_assert(s, "summary is JSON: %s", out);
+    free(out);
+    cr_assert_gt(json_integer_value(json_object_get(s, "inputs")), 50 * 10);
+    double in_time = json_real_value(json_object_get(s, "inputs_in_time"));
+    cr_assert_geq(in_time, 0.99, "inputs in time: %.4f", in_time);
+    cr_assert_eq(json_integer_value(json_object_get(s, "backwards")), 0);
+    json_decref(s);
 }

@@ -60,6 +60,8 @@ static const ts_setting_t settings[] = {
     { "udp", TS_SET_BOOL, "true", "move exchanges to UDP once synced", 0, 0 },
     { "secret-file", TS_SET_STR, NULL, "the cluster's token secret, to log in with real tokens", 0, 0 },
     { "seed", TS_SET_INT, "1", "random seed: the same seed gives the same players", 0, 1L << 62 },
+    { "ticks", TS_SET_INT, "0", "also play a fixed-tick game at this many Hz: stamp inputs with ticksync_input_tick "
+      "and count those that reach the server before its tick (0: off)", 0, 1000 },
     { "json", TS_SET_BOOL, "false", "print the summary as JSON", 0, 0 },
     { "quiet", TS_SET_BOOL, "false", "no progress lines on stderr", 0, 0 },
 };
@@ -96,6 +98,8 @@ typedef struct {
     bool       udp;
     int64_t    start;
     uint64_t   syncs, replies, results, invalid_results, backwards, disconnects, lost;
+    int64_t    tick_us;                    /* --ticks: the server's tick, 0: off */
+    uint64_t   inputs, inputs_in_time;
     series_t   rtt_err, offset_err, asym, excess;
 } bot_t;
 
@@ -314,6 +318,20 @@ static void deliver(bot_t *b, const delayq_item_t *it, int64_t now)
         kill_player(b, p);
 }
 
+/* --ticks: an input made now, stamped for ticksync_input_tick, takes the
+ * player's way up (as its SYNCs do, jitter included); it is in time when it
+ * reaches the server (whose clock is this host's) before the server starts
+ * that tick, the server ticking every tick_us from the Unix epoch. */
+static void play_input(bot_t *b, player_t *p, ticksync_t *clock, int64_t local, int64_t truth)
+{
+    ticksync_ticks_t ticks;
+    ticksync_ticks_default(&ticks, b->tick_us, 0);
+    int64_t tick = ticksync_input_tick(clock, &ticks, local);
+    double arrives = (double) truth + p->up_us + (double) jitter(b);
+    b->inputs++;
+    b->inputs_in_time += arrives < (double) tick * (double) b->tick_us;
+}
+
 /* SYNCs that are due, and the check of the time each player shows. */
 static void tick_players(bot_t *b, int64_t now)
 {
@@ -347,6 +365,8 @@ static void tick_players(bot_t *b, int64_t now)
             double err = (double) (shown - truth), bound = fabs(p->up_us - p->down_us) / 2;
             series_add(&b->offset_err, err);
             series_add(&b->excess, fabs(err) > bound ? fabs(err) - bound : 0);
+            if (b->tick_us)
+                play_input(b, p, clock, local, truth);
         }
     }
 }
@@ -424,6 +444,10 @@ static void summary(bot_t *b, double seconds, bool as_json)
                             "client_offset_error_us", dist(&b->offset_err), "asymmetry_bound_us", dist(&b->asym),
                             "offset_error_beyond_bound_us", dist(&b->excess),
                             "backwards", (json_int_t) b->backwards);
+    if (b->tick_us) {
+        json_object_set_new(out, "inputs", json_integer((json_int_t) b->inputs));
+        json_object_set_new(out, "inputs_in_time", json_real(b->inputs ? (double) b->inputs_in_time / (double) b->inputs : 0));
+    }
     if (as_json) {
         char *s = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         puts(s);
@@ -442,6 +466,10 @@ static void summary(bot_t *b, double seconds, bool as_json)
                    "what no symmetric estimate excuses");
         printf("%-22s %llu\n", "backwards steps", (unsigned long long) b->backwards);
         printf("%-22s %llu\n", "disconnects", (unsigned long long) b->disconnects);
+        if (b->tick_us)
+            printf("%-22s %.2f%% of %llu reached the server before their tick (%lld us ticks)\n", "inputs in time",
+                   b->inputs ? 100.0 * (double) b->inputs_in_time / (double) b->inputs : 0,
+                   (unsigned long long) b->inputs, (long long) b->tick_us);
     }
     json_decref(out);
 }
@@ -479,6 +507,7 @@ static int setup(bot_t *b, const ts_config_t *cfg, struct addrinfo **gate, char 
     b->jitter_us = jit.lo * 1000;
     b->loss = loss.lo;
     b->udp = ts_config_bool(cfg, "udp");
+    b->tick_us = ts_config_int(cfg, "ticks") ? 1000000 / ts_config_int(cfg, "ticks") : 0;
     b->rng = (uint64_t) ts_config_int(cfg, "seed");
     b->n = (int) ts_config_int(cfg, "players");
     char host[256], port[8];
