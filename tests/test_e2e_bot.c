@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "e2e.h"
 
@@ -67,4 +68,17 @@ Test(e2e_bot, a_fixed_tick_game_gets_its_inputs_to_the_server_in_time, .init = s
     cr_assert_geq(in_time, 0.99, "inputs in time: %.4f", in_time);
     cr_assert_eq(json_integer_value(json_object_get(s, "backwards")), 0);
     json_decref(s);
+}
+
+Test(e2e_bot, the_fixed_tick_example_settles_on_the_input_tick, .init = start, .fini = stop, .timeout = 60)
+{
+    /* examples/fixed_tick.c, as a game: its own simulation settles on the
+     * input tick, inputs lead the server, nothing goes back */
+    char cmd[512], *out;
+    snprintf(cmd, sizeof cmd, "%s 127.0.0.1:%d 6 777", TS_EXAMPLE_TICKS_BIN, stack.port[0]);
+    cr_assert_eq(e2e_run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "settled on the input tick: yes; inputs ahead of the server: yes; answers that went back: 0"),
+              "%s", out);
+    cr_assert(strstr(out, "server tick "), "a line a second: %s", out);
+    free(out);
 }
