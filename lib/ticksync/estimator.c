@@ -51,6 +51,8 @@
 #define WAYS_MIN        8        /* samples before the ways' minima set the line's level */
 #define WAYS_MAX        192      /* accepted samples whose one-way measurements are kept */
 #define BEND_US         100.0    /* a bend of the ways' edges costing more over the window halves it ... */
+#define EXCESS_N        128      /* round trips whose excess over the least one sets the jitter */
+#define JITTER_Q        0.97     /* the jitter is half this quantile of their excess (bench/RESULTS.md 5b) */
 #define EXPECT_K        4.0      /* the expected error: this many gaps between each way's two least measurements, */
 #define EXPECT_AGE      3.0      /* and the drift's noise over this share of the edges' span */
 #define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
@@ -105,7 +107,9 @@ struct ticksync_t {
     double   shown_offset;
     int64_t  last_now;
     int64_t  asked_local, asked_gap;        /* when ticksync_now was last asked, and its usual gap */
-    double   jitter;                        /* accepted round trips' mean square excess over the filter's least */
+    double   excess[EXCESS_N];              /* ring: recent round trips' excess over the filter's least */
+    int      nexcess, excess_next;
+    double   jitter;                        /* half their JITTER_Q quantile */
     ticksync_timeline_t timeline;
     ticksync_stats_t stats;
 };
@@ -490,11 +494,32 @@ static void reset_filter(ticksync_t *self)
 
 /* An accepted sample joins the filter, the ways and the points, and the
  * estimate follows. */
+/* A round trip's excess over the filter's least, accepted or not (a
+ * game's messages meet the same queueing, tail included): the jitter is
+ * half the JITTER_Q quantile of the last EXCESS_N, so margin 2 covers about
+ * that much of one way's queueing. */
+static void note_excess(ticksync_t *self, int64_t delay)
+{
+    if (self->chosen < 0)
+        return;
+    double e = (double) (delay - filter_min_delay(self));
+    self->excess[self->excess_next] = e > 0 ? e : 0;
+    self->excess_next = (self->excess_next + 1) % EXCESS_N;
+    if (self->nexcess < EXCESS_N)
+        self->nexcess++;
+    double sorted[EXCESS_N];
+    memcpy(sorted, self->excess, (size_t) self->nexcess * sizeof sorted[0]);
+    for (int i = 1; i < self->nexcess; i++)   /* insertion sort: at most 128, once an exchange */
+        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            double x = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = x;
+        }
+    self->jitter = sorted[(int) (JITTER_Q * (self->nexcess - 1))] / 2;
+}
+
 static void admit(ticksync_t *self, const sample_t *s)
 {
-    if (self->chosen >= 0)
-        self->jitter += ((double) (s->delay - filter_min_delay(self)) * (double) (s->delay - filter_min_delay(self))
-                         - self->jitter) / 8;
     self->filter[self->filter_next] = *s;
     if (self->chosen == self->filter_next)
         self->chosen = -1;   /* the chosen sample has left the filter */
@@ -567,6 +592,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
         if (self->rises >= self->cfg.path_change_count)
             reset_filter(self);
     }
+    note_excess(self, delay);
     if (self->nfilter >= 4) {
         double spread = filter_spread(self);
         if ((double) (delay - filter_min_delay(self))
@@ -747,7 +773,7 @@ void ticksync_stats(const ticksync_t *self, ticksync_stats_t *out)
 
 int64_t ticksync_jitter(const ticksync_t *self)
 {
-    return (int64_t) llround(sqrt(self->jitter));
+    return (int64_t) llround(self->jitter);
 }
 
 void ticksync_resync(ticksync_t *self)

@@ -164,9 +164,10 @@ TICKSYNC_API int64_t ticksync_input_tick(ticksync_t *clock, const ticksync_ticks
 /* Server time at which to render other entities: behind by the way down plus
  * margin x jitter plus one tick. Never decreases. */
 TICKSYNC_API int64_t ticksync_render_time(ticksync_t *clock, const ticksync_ticks_t *t, int64_t local);
-/* The round trip's jitter (µs) as the estimator sees it: the root mean
- * square of the accepted round trips' excess over the filter's least one,
- * smoothed (gain 1/8), so a heavy tail widens the margin. */
+/* The round trip's jitter (µs) as the estimator sees it: half the 97th
+ * percentile of the last 128 round trips' excess over the filter's least
+ * one (those rejected as outliers included: a game's messages meet them
+ * too), so the default margin of 2 covers about one way's 99th. */
 TICKSYNC_API int64_t ticksync_jitter(const ticksync_t *clock);
 /* The speed (1 +- max_scale) at which the game should run its own simulation,
  * now at client_tick + client_fraction, to converge on ticksync_input_tick
