@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian packages ticksync builds and tests with. Idempotent,
-# non-interactive; needs root (or sudo).
+# deploy/install-deps.sh [--tests] - installs the Debian packages ticksync
+# needs: to build and run the stack (README command 1), and with --tests
+# also what the tests, fuzzers, benchmarks and bindings need (README
+# command 2). Idempotent, non-interactive; needs root (or sudo).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libzmq3-dev libczmq-dev libmsgpack-dev libsqlite3-dev
-      libsodium-dev libmicrohttpd-dev libjansson-dev libinih-dev libcriterion-dev sqlite3
-      curl prometheus docker-compose gnuplot-nox jq clang libclang-rt-14-dev systemd valgrind)
+      libsodium-dev libmicrohttpd-dev libjansson-dev libinih-dev sqlite3 curl)
+if [ "${1:-}" = --tests ]; then
+  pkgs+=(libcriterion-dev prometheus docker-compose gnuplot-nox jq clang libclang-rt-14-dev systemd valgrind
+         python3-venv python3-pytest)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

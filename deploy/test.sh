@@ -3,6 +3,6 @@
 # errors, and runs every test (one CTest entry per test file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash deploy/install-deps.sh
-bash deploy/build.sh build -DTICKSYNC_WERROR=ON
+bash deploy/install-deps.sh --tests
+bash deploy/build.sh build -DTICKSYNC_WERROR=ON -DTICKSYNC_TESTS=ON
 cd build && ctest --output-on-failure
