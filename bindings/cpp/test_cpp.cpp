@@ -1,0 +1,128 @@
+// bindings/cpp/test_cpp.cpp - ticksync.hpp against the real gate (run by
+// bindings/stack.sh, which starts a scene and an open and a secured gate):
+// the estimator's RAII and errors, a client that logs in, syncs, shows the
+// host's real time within 2 ms on loopback, reports the server's round
+// trip and never goes back, the timeline through it, and a refused session
+// as an exception with its code. Prints "N passed, N failed".
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "ticksync.hpp"
+
+using namespace std::chrono;
+using ticksync::micros;
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                                         \
+    do {                                                                                                         \
+        if (cond) {                                                                                              \
+            passed++;                                                                                            \
+        } else {                                                                                                 \
+            failed++;                                                                                            \
+            std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                \
+            std::fprintf(stderr, __VA_ARGS__);                                                                   \
+            std::fprintf(stderr, "\n");                                                                          \
+        }                                                                                                        \
+    } while (0)
+
+static micros real_now()
+{
+    return duration_cast<micros>(system_clock::now().time_since_epoch());
+}
+
+static void estimator()
+{
+    ticksync_config_t bad;
+    ticksync_config_default(&bad);
+    bad.filter_size = 0;
+    bool threw = false;
+    try {
+        ticksync::Clock c(&bad);
+    } catch (const std::invalid_argument &) {
+        threw = true;
+    }
+    CHECK(threw, "a setting out of range is an exception");
+    ticksync::Clock c;
+    CHECK(c.sample(micros(1000), micros(1006000), micros(1006000), micros(11000)) == TICKSYNC_ACCEPTED, "accepted");
+    CHECK(c.sample(micros(100000), micros(1104000), micros(1104000), micros(110000)) == TICKSYNC_ACCEPTED, "accepted");
+    CHECK(c.now(micros(200000)) == micros(1199000), "now %lld", (long long) c.now(micros(200000)).count());
+    CHECK(c.delay() == micros(10000), "delay");
+    ticksync::Clock moved = std::move(c);   // ownership moves with the object
+    CHECK(moved.get() != nullptr, "moved");
+}
+
+static void client(const std::string &gate)
+{
+    ticksync::Client game(gate, 4201);
+    auto until = steady_clock::now() + seconds(10);
+    while (!game.synced() && steady_clock::now() < until)
+        game.run(milliseconds(10));
+    CHECK(game.synced(), "synced within 10 s");
+    micros last{0};
+    int backwards = 0;
+    auto stop = steady_clock::now() + milliseconds(2500);   // a few steady exchanges
+    while (steady_clock::now() < stop) {
+        game.run(milliseconds(5));
+        micros now = game.now();
+        backwards += now < last;
+        last = now;
+    }
+    micros off = game.now() - real_now();
+    CHECK(off < milliseconds(2) && off > milliseconds(-2), "server time within 2 ms of the host's: %lld us",
+          (long long) off.count());
+    CHECK(backwards == 0, "never backwards (%d)", backwards);
+    auto rtt = game.server_rtt();
+    CHECK(rtt.has_value() && *rtt < milliseconds(50), "the server's round trip from SYNC_RESULT");
+    CHECK(game.connects() == 1, "one connection");
+    ticksync::Ticks t{micros(16667), micros(0)};
+    auto clock = game.clock();
+    int64_t server = clock.server_tick(t, ticksync::local_now()), input = clock.input_tick(t, ticksync::local_now());
+    CHECK(input > server, "inputs lead the server: %lld > %lld", (long long) input, (long long) server);
+    CHECK(clock.render_time(t, ticksync::local_now()) < game.now(), "others are drawn in the past");
+}
+
+static void refused(const std::string &secure_gate)
+{
+    int code = -1;
+    try {
+        ticksync::Client game(secure_gate, 4202);   // no token, and the gate has a secret
+        auto until = steady_clock::now() + seconds(5);
+        while (steady_clock::now() < until)
+            game.run(milliseconds(10));
+    } catch (const ticksync::error &e) {
+        code = e.code();
+    }
+    CHECK(code == 4, "UNAUTHORIZED as an exception with its code: %d", code);
+    bool threw = false;
+    try {
+        ticksync::Client bad("not an address", 1);
+    } catch (const ticksync::error &e) {
+        threw = e.code() == 0;
+    }
+    CHECK(threw, "a bad address is an exception");
+    threw = false;
+    try {
+        ticksync::Client bad(secure_gate, 0);
+    } catch (const std::invalid_argument &) {
+        threw = true;
+    }
+    CHECK(threw, "player 0 is an invalid argument");
+}
+
+int main()
+{
+    const char *gate = std::getenv("TICKSYNC_GATE"), *secure = std::getenv("TICKSYNC_SECURE_GATE");
+    if (!gate || !secure) {
+        std::fprintf(stderr, "run me through bindings/stack.sh\n");
+        return 2;
+    }
+    estimator();
+    client(gate);
+    refused(secure);
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,87 @@
+"""The Python binding against the real gate (bindings/stack.sh starts a scene,
+an open gate and a secured one): the estimator, a client that logs in,
+syncs, shows the host's real time within 2 ms on loopback, reports the
+server's round trip and never goes back, the timeline, and clear
+exceptions for bad arguments and refused sessions."""
+import os
+import time
+
+import pytest
+
+import ticksync
+
+GATE = os.environ.get("TICKSYNC_GATE")
+SECURE = os.environ.get("TICKSYNC_SECURE_GATE")
+needs_stack = pytest.mark.skipif(not GATE, reason="run through bindings/stack.sh")
+
+
+def test_the_clock_estimates_from_exchanges():
+    with ticksync.Clock() as c:
+        assert c.sample(1000, 1006000, 1006000, 11000) == ticksync.ACCEPTED
+        assert c.sample(100000, 1104000, 1104000, 110000) == ticksync.ACCEPTED
+        assert c.now(200000) == 1199000
+        assert c.delay == 10000
+        assert c.error_bound(200000) >= 0
+        assert c.stats()["accepted"] == 2
+
+
+def test_bad_arguments_are_clear_exceptions():
+    c = ticksync.Clock()
+    with pytest.raises(TypeError):
+        c.sample(1.5, 2, 3, 4)
+    with pytest.raises(ValueError):
+        ticksync.Client("no-port", 1)
+    with pytest.raises(ValueError):
+        ticksync.Client("127.0.0.1:1", 0)
+    with pytest.raises(TypeError):
+        ticksync.Client("127.0.0.1:1", 1, token="not bytes")
+    with pytest.raises(ValueError):
+        ticksync.Ticks(0)
+    with pytest.raises(ticksync.TicksyncError):
+        ticksync.Client("no.such.host.invalid:7700", 1)
+
+
+def test_local_us_is_monotonic():
+    a = ticksync.local_us()
+    b = ticksync.local_us()
+    assert 0 < a <= b
+
+
+@needs_stack
+def test_a_client_syncs_with_the_real_gate():
+    with ticksync.Client(GATE, 4301) as game:
+        deadline = time.monotonic() + 10
+        while not game.synced and time.monotonic() < deadline:
+            game.run(10)
+        assert game.synced
+        last, backwards = 0, 0
+        stop = time.monotonic() + 2.5
+        while time.monotonic() < stop:
+            game.run(5)
+            now = game.now()
+            backwards += now < last
+            last = now
+        off = game.now() - time.time_ns() // 1000
+        assert abs(off) < 2000, "server time %d us off the host's" % off
+        assert backwards == 0
+        rtt = game.server_rtt()
+        assert rtt is not None and 0 <= rtt < 50000
+        assert game.connects == 1
+        ticks = ticksync.Ticks(16667)
+        clock = game.clock
+        server_tick, fraction = clock.server_tick(ticks)
+        assert 0 <= fraction < 1
+        assert clock.input_tick(ticks) > server_tick
+        assert clock.render_time(ticks) < game.now()
+        assert 0.95 <= clock.time_scale(ticks, server_tick, fraction) <= 1.05
+
+
+@needs_stack
+def test_a_refused_session_raises_with_its_code():
+    with ticksync.Client(SECURE, 4302) as game:   # no token, and the gate has a secret
+        with pytest.raises(ticksync.SessionRefused) as refused:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                game.run(10)
+        assert refused.value.code == 4
+        assert "UNAUTHORIZED" in str(refused.value)
