@@ -17,7 +17,7 @@ PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INDEX=1 "$venv/bin/pip" install --quiet "
 preload=()
 if grep -q '^TICKSYNC_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
   preload=(env "LD_PRELOAD=$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-           "ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}")
+           "ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")   # (the last setting wins)
 fi
 cd "$venv"   # import the installed package, not the source tree
 exec bash "$here/../stack.sh" "$build" "${preload[@]}" "$venv/bin/python" -m pytest -p no:cacheprovider -q "$here/tests"
