@@ -6,7 +6,7 @@
 # and TICKSYNC_LIB (libticksync.so). Everything started is stopped on exit.
 set -euo pipefail
 build=$(cd "$1" && pwd); shift
-base=$((30000 + ($$ % 5000) * 4))
+base=$((2000 + ($$ % 990) * 8))   # 7 ports, below the e2e tests' 10000-32000 and the ephemeral range
 tmp=$(mktemp -d /tmp/ts-bindings-XXXXXX)
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"; }
