@@ -1,0 +1,3 @@
+#include "TicksyncModule.h"
+
+IMPLEMENT_MODULE(FTicksyncModule, Ticksync)
