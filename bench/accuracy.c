@@ -212,6 +212,44 @@ static void record(score_t *s, double err)
     s->err[s->n++] = fabs(err);
 }
 
+/* When the next exchange is due, in true time, on libticksync's schedule. */
+static double next_exchange(const trace_t *t, const ticksync_t *lib, double now)
+{
+    int64_t due = ticksync_next_sync(lib);
+    double at = due == INT64_MIN ? now : now + ((double) due - local_at(t, now)) / rate_at(t, now);
+    return at < now ? now : at;
+}
+
+/* One exchange at true time now. */
+typedef struct {
+    bool    moved;             /* the path's base delays changed before it */
+    bool    arrived;           /* not lost: its timestamps are below */
+    int64_t t1, t2, t3, t4;
+    double  up, down;          /* the one-way delays it met */
+} exchange_t;
+
+/* The SYNC leaves (libticksync is told), the path is brought to now, and
+ * unless the exchange is lost its sample goes to libticksync. */
+static exchange_t exchange(const trace_t *t, ticksync_t *lib, path_t *path, int *lost_run, double now)
+{
+    exchange_t x = { .t1 = (int64_t) llround(local_at(t, now)) };
+    ticksync_sent(lib, x.t1);
+    x.moved = path_advance(path, now);
+    bool outage = path_out(path, now);
+    bool lost = outage || *lost_run > 0 || uniform() < t->loss_p;
+    if (lost && !outage) {
+        *lost_run = *lost_run > 0 ? *lost_run - 1 : t->loss_burst;
+    } else if (!lost) {
+        path_delays(path, now, &rng, &x.up, &x.down);
+        x.t2 = (int64_t) llround(server_at(t, now + x.up));
+        x.t3 = (int64_t) llround(server_at(t, now + x.up + 50));
+        x.t4 = (int64_t) llround(local_at(t, now + x.up + 50 + x.down));
+        x.arrived = true;
+        ticksync_sample(lib, x.t1, x.t2, x.t3, x.t4);
+    }
+    return x;
+}
+
 /* The oracle: each way's least one-way delay over the last ORACLE_WINDOW
  * exchanges of the present path, brought to now along the true clock rate,
  * split by up_fraction as libticksync is told. It knows the rate and when
@@ -270,11 +308,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
     double frame = 0, next_csv = 0;
     int lost_run = 0;
     for (double now = 0; now < t->seconds * 1e6;) {
-        /* the next exchange, on libticksync's schedule */
-        int64_t due = ticksync_next_sync(lib);
-        double t_sync = due == INT64_MIN ? now : now + ((double) due - local_at(t, now)) / rate_at(t, now);
-        if (t_sync < now)
-            t_sync = now;
+        double t_sync = next_exchange(t, lib, now);
         for (; frame < t_sync; frame += FRAME_US) {
             int64_t local = (int64_t) llround(local_at(t, frame));
             double truth = server_at(t, frame);
@@ -325,27 +359,17 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
             }
         }
         now = t_sync;
-        int64_t t1 = (int64_t) llround(local_at(t, now));
-        ticksync_sent(lib, t1);
-        if (path_advance(&path, now))
+        exchange_t x = exchange(t, lib, &path, &lost_run, now);
+        if (x.moved)
             oracle.n = oracle.next = 0;
-        bool outage = path_out(&path, now);
-        bool lost = outage || lost_run > 0 || uniform() < t->loss_p;
-        if (lost && !outage) {
-            lost_run = lost_run > 0 ? lost_run - 1 : t->loss_burst;
-        } else if (!lost) {
-            double up, down;
-            path_delays(&path, now, &rng, &up, &down);
-            double t2 = server_at(t, now + up), t3 = server_at(t, now + up + 50);
-            int64_t t4 = (int64_t) llround(local_at(t, now + up + 50 + down));
-            ticksync_sample(lib, t1, (int64_t) llround(t2), (int64_t) llround(t3), t4);
+        if (x.arrived) {
             for (int k = 0; k < SEEDS; k++)
-                seed_sample(&seeds[k], t1, (int64_t) llround(t2), (int64_t) llround(t3), t4);
+                seed_sample(&seeds[k], x.t1, x.t2, x.t3, x.t4);
             double steps = server_at(t, now) - now;
             if (steps != oracle.steps)
                 oracle.n = oracle.next = 0;
             oracle.steps = steps;
-            oracle_add(&oracle, up, down, cfg.up_fraction);
+            oracle_add(&oracle, x.up, x.down, cfg.up_fraction);
         }
         now += 1;
     }
@@ -410,10 +434,7 @@ static void run_ticks(const trace_t *t, FILE *csv, FILE *out)
     long render_back = 0;
     int lost_run = 0;
     for (double now = 0; now < t->seconds * 1e6;) {
-        int64_t due = ticksync_next_sync(lib);
-        double t_sync = due == INT64_MIN ? now : now + ((double) due - local_at(t, now)) / rate_at(t, now);
-        if (t_sync < now)
-            t_sync = now;
+        double t_sync = next_exchange(t, lib, now);
         for (; frame < t_sync; frame += FRAME_US) {
             int64_t local = (int64_t) llround(local_at(t, frame));
             if (!ticksync_synced(lib))
@@ -449,20 +470,7 @@ static void run_ticks(const trace_t *t, FILE *csv, FILE *out)
             early[nearly++] = margin / TICK_US;
         }
         now = t_sync;
-        int64_t t1 = (int64_t) llround(local_at(t, now));
-        ticksync_sent(lib, t1);
-        path_advance(&path, now);
-        bool outage = path_out(&path, now);
-        bool lost = outage || lost_run > 0 || uniform() < t->loss_p;
-        if (lost && !outage) {
-            lost_run = lost_run > 0 ? lost_run - 1 : t->loss_burst;
-        } else if (!lost) {
-            double up, down;
-            path_delays(&path, now, &rng, &up, &down);
-            double t2 = server_at(t, now + up), t3 = server_at(t, now + up + 50);
-            ticksync_sample(lib, t1, (int64_t) llround(t2), (int64_t) llround(t3),
-                            (int64_t) llround(local_at(t, now + up + 50 + down)));
-        }
+        exchange(t, lib, &path, &lost_run, now);
         now += 1;
     }
     qsort(early, nearly, sizeof *early, cmp_double);

@@ -124,20 +124,16 @@ class Ticks:
         self._c.margin, self._c.max_scale = float(margin), float(max_scale)
 
 
-class Clock:
-    """The clock estimator: feed it each exchange's t1..t4, ask it for server time."""
+class _Owned:
+    """A C object this wrapper owns (_destroy_fn frees it): closed by close(), a with block, or the collector."""
 
-    def __init__(self, _view=None, _owner=None):
-        self._owner = _owner          # keeps a client alive while its clock is used
-        self._c = _view if _view is not None else _new(None)
-        self._owned = _view is None
-        if not self._c:
-            raise MemoryError("ticksync_new")
+    _c = None
+    _owned = True
 
     def close(self):
         if self._owned and self._c:
             p = _p(self._c)
-            _destroy(ctypes.byref(p))
+            type(self)._destroy_fn(ctypes.byref(p))
         self._c = None
 
     def __del__(self):
@@ -148,6 +144,19 @@ class Clock:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class Clock(_Owned):
+    """The clock estimator: feed it each exchange's t1..t4, ask it for server time."""
+
+    _destroy_fn = _destroy
+
+    def __init__(self, _view=None, _owner=None):
+        self._owner = _owner          # keeps a client alive while its clock is used
+        self._c = _view if _view is not None else _new(None)
+        self._owned = _view is None
+        if not self._c:
+            raise MemoryError("ticksync_new")
 
     def sample(self, t1, t2, t3, t4):
         """One exchange: t1 local send, t2 and t3 from SYNC_REPLY, t4 local arrival. Returns the verdict (0: accepted)."""
@@ -209,8 +218,10 @@ class Clock:
         _resync(self._c)
 
 
-class Client:
+class Client(_Owned):
     """A session with a gate on real sockets (TCP, then UDP once synced), reconnecting by itself."""
+
+    _destroy_fn = _client_destroy
 
     def __init__(self, server, player_id, token=None, udp=True):
         if not isinstance(server, str) or ":" not in server:
@@ -225,21 +236,6 @@ class Client:
         self._c = _client_new(ctypes.byref(o), err)
         if not self._c:
             raise TicksyncError(err.value.decode(errors="replace"))
-
-    def close(self):
-        if getattr(self, "_c", None):
-            p = _p(self._c)
-            _client_destroy(ctypes.byref(p))
-        self._c = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def run(self, timeout_ms=0):
         """Does the client's work for up to timeout_ms. Raises SessionRefused when the gate refused the session."""
