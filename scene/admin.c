@@ -20,16 +20,19 @@ struct scene_admin_t {
 /* A row as the API shows it: the schema's columns, plus online and delay_us. */
 static json_t *row_json(const scene_row_t *r)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:I,s:b,s:I}",
-                     "player_id", (json_int_t) r->player_id, "rtt_us", (json_int_t) r->rtt_us,
-                     "srtt_us", (json_int_t) r->srtt_us, "rttvar_us", (json_int_t) r->rttvar_us,
-                     "min_rtt_us", (json_int_t) r->min_rtt_us, "samples", (json_int_t) r->samples,
-                     "invalid", (json_int_t) r->invalid, "lost", (json_int_t) r->lost,
-                     "client_rtt_us", (json_int_t) r->client_rtt_us,
-                     "client_offset_us", (json_int_t) r->client_offset_us,
-                     "updated_at_us", (json_int_t) r->updated_at_us, "lag_flag", (int) (r->lag_flag != 0),
-                     "lag_strikes", (json_int_t) r->lag_strikes, "online", (int) (r->online != 0),
-                     "delay_us", (json_int_t) (r->srtt_us / 2));
+    json_t *v = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:I,s:b,s:I}",
+                          "player_id", (json_int_t) r->player_id, "rtt_us", (json_int_t) r->rtt_us,
+                          "srtt_us", (json_int_t) r->srtt_us, "rttvar_us", (json_int_t) r->rttvar_us,
+                          "min_rtt_us", (json_int_t) r->min_rtt_us, "samples", (json_int_t) r->samples,
+                          "invalid", (json_int_t) r->invalid, "lost", (json_int_t) r->lost,
+                          "client_rtt_us", (json_int_t) r->client_rtt_us,
+                          "client_offset_us", (json_int_t) r->client_offset_us,
+                          "updated_at_us", (json_int_t) r->updated_at_us, "lag_flag", (int) (r->lag_flag != 0),
+                          "lag_strikes", (json_int_t) r->lag_strikes, "online", (int) (r->online != 0),
+                          "delay_us", (json_int_t) (r->srtt_us / 2));
+    json_object_set_new(v, "clock_rate_ppm", r->clock_rate_known ? json_integer(r->clock_rate_ppm) : json_null());
+    json_object_set_new(v, "speed_flag", json_boolean(r->speed_flag != 0));
+    return v;
 }
 
 /* A decimal in [1, max] with nothing else, or 0. */
@@ -62,13 +65,18 @@ static int list_players(scene_admin_t *a, ts_http_req_t *c)
 {
     const char *order = ts_http_arg(c, "order");
     const char *limit_text = ts_http_arg(c, "limit");
+    const char *flag = ts_http_arg(c, "flag");
+    if (flag && strcmp(flag, "lag") != 0 && strcmp(flag, "speed") != 0)
+        return ts_http_error(c, 400, "flag must be lag or speed");
     if (order && strcmp(order, "worst") != 0 && strcmp(order, "best") != 0)
         return ts_http_error(c, 400, "order must be worst or best");
     int limit = limit_text ? (int) parse_positive(limit_text, SCENE_ADMIN_LIMIT_MAX) : 10;
     if (!limit)
         return ts_http_error(c, 400, "limit must be an integer from 1 to 1000");
     scene_row_t *rows = malloc((size_t) limit * sizeof *rows);
-    int n = rows ? scene_reader_top(a->reader, !order || strcmp(order, "worst") == 0, rows, limit) : -1;
+    int n = !rows ? -1
+          : flag ? scene_reader_flagged(a->reader, strcmp(flag, "speed") == 0, rows, limit)
+                 : scene_reader_top(a->reader, !order || strcmp(order, "worst") == 0, rows, limit);
     json_t *list = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(list, row_json(&rows[i]));

@@ -6,14 +6,16 @@
 #include "err.h"
 #include "store.h"
 
-int scene_db_open(sqlite3 **db, const char *path, int flags, const char *setup, const char *const sql[],
-                  sqlite3_stmt *st[], size_t n, const char *verb, char *err)
+int scene_db_open(sqlite3 **db, const char *path, int flags, const char *setup, const char *const migrate[],
+                  const char *const sql[], sqlite3_stmt *st[], size_t n, const char *verb, char *err)
 {
     int rc = sqlite3_open_v2(path, db, flags | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK)
         sqlite3_busy_timeout(*db, 1000);
     if (rc == SQLITE_OK && setup)
         rc = sqlite3_exec(*db, setup, NULL, NULL, NULL);
+    for (size_t i = 0; rc == SQLITE_OK && migrate && migrate[i]; i++)
+        sqlite3_exec(*db, migrate[i], NULL, NULL, NULL);   /* fails once done: the column is there */
     for (size_t i = 0; rc == SQLITE_OK && i < n; i++)
         rc = sqlite3_prepare_v2(*db, sql[i], -1, &st[i], NULL);
     if (rc == SQLITE_OK)

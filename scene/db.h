@@ -11,12 +11,14 @@
 
 #include "row.h"
 
-/* Opens path with sqlite3_open_v2 flags, runs setup (SQL, or NULL), and
- * prepares sql[i] into st[i] for i < n. Returns 0, or -1 with
+/* Opens path with sqlite3_open_v2 flags, runs setup (SQL, or NULL), then
+ * each of migrate[] (NULL-terminated, or NULL) whose failure only means it
+ * was done before (ADD COLUMN on a table that has it), and prepares sql[i]
+ * into st[i] for i < n. Returns 0, or -1 with
  * "cannot <verb> database 'path': why" in err (TS_ERR_MAX bytes); then
  * whatever was opened is closed again. */
-int scene_db_open(sqlite3 **db, const char *path, int flags, const char *setup, const char *const sql[],
-                  sqlite3_stmt *st[], size_t n, const char *verb, char *err);
+int scene_db_open(sqlite3 **db, const char *path, int flags, const char *setup, const char *const migrate[],
+                  const char *const sql[], sqlite3_stmt *st[], size_t n, const char *verb, char *err);
 /* Finalizes st[0..n) and closes *db (NULLs them all). */
 void scene_db_close(sqlite3 **db, sqlite3_stmt *st[], size_t n);
 

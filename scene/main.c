@@ -23,6 +23,8 @@ static const ts_setting_t settings[] = {
     { "workers", TS_SET_INT, "0", "player worker threads (0: number of cores)", 0, 256 },
     { "flush-ms", TS_SET_INT, "100", "store flush interval, milliseconds", 1, 60000 },
     { "idle-s", TS_SET_INT, "60", "a player silent this long leaves memory (its row stays)", 1, 86400 },
+    { "speed-bound-ppm", TS_SET_INT, "10000", "a client clock faster or slower than this (ppm) raises its speed flag: a speed hack, not a cheap crystal", 1, 1000000 },
+    { "speed-span-s", TS_SET_INT, "30", "seconds of SYNCs before a client's clock rate is known", 1, 3600 },
     { "lag-bound-ms", TS_SET_INT, "50", "client and server rtt further apart than this are a lag-switch strike", 1, 60000 },
     { "lag-strikes", TS_SET_INT, "5", "consecutive strikes that raise a player's lag flag", 1, 1000 },
     { "curve-cert", TS_SET_STR, NULL, "this scene's CurveZMQ secret certificate (ticksync-admin keygen); set: gates must use CURVE", 0, 0 },
@@ -83,6 +85,8 @@ int main(int argc, char **argv)
         .idle_us = ts_config_int(cfg, "idle-s") * 1000000,
         .lag = { .lag_bound_us = ts_config_int(cfg, "lag-bound-ms") * 1000,
                  .lag_strikes = ts_config_int(cfg, "lag-strikes") },
+        .speed = { .bound_ppm = ts_config_int(cfg, "speed-bound-ppm"),
+                   .span_us = ts_config_int(cfg, "speed-span-s") * 1000000 },
         .curve_cert = curve_cert,
         .curve_gates = curve_gates,
     };

@@ -1,9 +1,11 @@
 /* scene/player.c - see player.h. */
 #include "player.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rate.h"
 #include "rtt.h"
 
 #define PENDING 16
@@ -18,6 +20,7 @@ struct scene_player_t {
     scene_row_t row;      /* counts, client values, flags (estimator fields filled on snapshot) */
     ts_rtt_t    rtt;
     pending_t   pending[PENDING];
+    scene_rate_t rate;
 };
 
 scene_player_t *scene_player_new(uint64_t player_id)
@@ -38,7 +41,8 @@ void scene_player_destroy(scene_player_t **self_p)
 
 uint64_t scene_player_id(const scene_player_t *self) { return self->row.player_id; }
 
-void scene_player_on_sync(scene_player_t *self, uint64_t seq, int64_t now_us)
+int scene_player_on_sync(scene_player_t *self, uint64_t seq, int64_t now_us, int64_t t1, int64_t t2,
+                         const scene_speed_rule_t *speed)
 {
     pending_t *slot = NULL;
     for (int i = 0; i < PENDING; i++) {
@@ -58,6 +62,17 @@ void scene_player_on_sync(scene_player_t *self, uint64_t seq, int64_t now_us)
         self->row.lost++;
     }
     *slot = (pending_t) { .seq = seq, .since = now_us, .used = true };
+    if (self->rate.span_us != speed->span_us)
+        scene_rate_init(&self->rate, speed->span_us);
+    scene_rate_add(&self->rate, t1, t2);
+    if (!scene_rate_known(&self->rate))
+        return 0;
+    double ppm = scene_rate_ppm(&self->rate);
+    int64_t was = self->row.speed_flag;
+    self->row.clock_rate_ppm = llround(ppm);
+    self->row.clock_rate_known = 1;
+    self->row.speed_flag = fabs(ppm) > (double) speed->bound_ppm;
+    return (int) (self->row.speed_flag - was);
 }
 
 static void judge_lag(scene_player_t *self, int64_t server_rtt, int64_t client_rtt, const scene_lag_rule_t *rule)

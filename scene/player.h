@@ -18,12 +18,21 @@ typedef struct {
     int64_t lag_strikes;    /* consecutive strikes that raise the flag */
 } scene_lag_rule_t;
 
+typedef struct {
+    int64_t bound_ppm;      /* |clock rate| over this raises the speed flag (10000: 1%) */
+    int64_t span_us;        /* the rate is known once the SYNCs span this */
+} scene_speed_rule_t;
+
 /* Returns NULL when out of memory. */
 scene_player_t *scene_player_new(uint64_t player_id);
 void scene_player_destroy(scene_player_t **self_p);
 
 /* Records the SYNC of seq, seen at monotonic now. */
-void scene_player_on_sync(scene_player_t *self, uint64_t seq, int64_t now_us);
+/* A SYNC of seq, seen at monotonic now_us, with the client's t1 and the
+ * gate's real-time t2 (for the clock rate, scene/rate.h). Returns +1 when it
+ * raised the speed flag, -1 when it cleared it, else 0. */
+int scene_player_on_sync(scene_player_t *self, uint64_t seq, int64_t now_us, int64_t t1, int64_t t2,
+                         const scene_speed_rule_t *speed);
 
 typedef struct {
     int64_t rtt;     /* this exchange's sample, -1 when invalid */

@@ -10,7 +10,7 @@
 #include "err.h"
 #include "store.h"
 
-enum { GET, WORST, BEST, TOTALS, NTH, PING, NSQL };   /* the statements, in the order of sql[] */
+enum { GET, WORST, BEST, TOTALS, NTH, PING, LAGGING, SPEEDING, NSQL };   /* the statements, in the order of sql[] */
 
 struct scene_reader_t {
     sqlite3      *db;
@@ -25,6 +25,9 @@ static const char *const sql[NSQL] = {
     " FROM player_latency",
     "SELECT srtt_us FROM player_latency WHERE samples > 0 ORDER BY srtt_us LIMIT 1 OFFSET ?",
     "SELECT 1 FROM player_latency LIMIT 1",
+    "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE lag_flag != 0 ORDER BY srtt_us DESC, player_id LIMIT ?",
+    "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE speed_flag != 0"
+    " ORDER BY abs(clock_rate_ppm) DESC, player_id LIMIT ?",
 };
 
 scene_reader_t *scene_reader_new(const char *path, char *err)
@@ -34,7 +37,7 @@ scene_reader_t *scene_reader_new(const char *path, char *err)
         snprintf(err, TS_ERR_MAX, "out of memory");
         return NULL;
     }
-    if (scene_db_open(&self->db, path, SQLITE_OPEN_READONLY, NULL, sql, self->st, NSQL, "read", err) < 0) {
+    if (scene_db_open(&self->db, path, SQLITE_OPEN_READONLY, NULL, NULL, sql, self->st, NSQL, "read", err) < 0) {
         free(self);
         return NULL;
     }
@@ -55,9 +58,9 @@ int scene_reader_get(scene_reader_t *self, uint64_t player_id, scene_row_t *row)
     return scene_db_get_row(self->st[GET], player_id, row);
 }
 
-int scene_reader_top(scene_reader_t *self, bool worst, scene_row_t *rows, int max)
+/* Up to max rows of statement st (one parameter: the limit). */
+static int rows_of(sqlite3_stmt *st, scene_row_t *rows, int max)
 {
-    sqlite3_stmt *st = worst ? self->st[WORST] : self->st[BEST];
     sqlite3_bind_int(st, 1, max);
     int n = 0, rc;
     while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -66,6 +69,16 @@ int scene_reader_top(scene_reader_t *self, bool worst, scene_row_t *rows, int ma
         n = -1;
     sqlite3_reset(st);
     return n;
+}
+
+int scene_reader_top(scene_reader_t *self, bool worst, scene_row_t *rows, int max)
+{
+    return rows_of(worst ? self->st[WORST] : self->st[BEST], rows, max);
+}
+
+int scene_reader_flagged(scene_reader_t *self, bool speed, scene_row_t *rows, int max)
+{
+    return rows_of(speed ? self->st[SPEEDING] : self->st[LAGGING], rows, max);
 }
 
 /* srtt of the player at rank k (0-based) among the measured, or -1. */

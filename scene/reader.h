@@ -32,6 +32,10 @@ int scene_reader_get(scene_reader_t *self, uint64_t player_id, scene_row_t *row)
  * worst, lowest first otherwise (ties by player_id). Returns how many
  * rows were filled, or -1 on error. */
 int scene_reader_top(scene_reader_t *self, bool worst, scene_row_t *rows, int max);
+/* Up to max flagged players: lagging (lag_flag, worst srtt first) or
+ * speeding (speed_flag, largest clock rate first). Returns how many, or -1
+ * on a database error. */
+int scene_reader_flagged(scene_reader_t *self, bool speed, scene_row_t *rows, int max);
 
 /* Returns 0 with *out filled, or -1 on error. */
 int scene_reader_summary(scene_reader_t *self, scene_summary_t *out);

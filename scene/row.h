@@ -15,6 +15,9 @@ typedef struct {
     int64_t  lag_flag;          /* 1 while client and server rtt keep disagreeing */
     int64_t  lag_strikes;       /* consecutive disagreeing exchanges */
     int64_t  online;            /* 1 while a gate holds the player's session */
+    int64_t  clock_rate_ppm;    /* the client's clock rate against the server's (+: fast), when known */
+    int64_t  clock_rate_known;  /* 0: not yet (stored as NULL) */
+    int64_t  speed_flag;        /* 1 while |clock_rate_ppm| is over the speed bound */
 } scene_row_t;
 
 #endif

@@ -114,7 +114,8 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     char ep[64];
     for (int w = 0; w < opt->workers; w++) {
         scene_worker_options_t wo = { .index = w, .count = opt->workers, .idle_us = opt->idle_us,
-                                      .lag = opt->lag, .log = log, .stats = &s->stats };
+                                      .lag = opt->lag, .speed = opt->speed, .log = log,
+                                      .stats = &s->stats };
         s->workers[w] = scene_worker_new(&wo);
         s->to_worker[w] = zsock_new_push(scene_worker_endpoint(ep, '>', w));
         if (!s->workers[w] || !s->to_worker[w]) {

@@ -20,6 +20,7 @@ typedef struct {
     int              flush_ms;
     int64_t          idle_us;
     scene_lag_rule_t lag;
+    scene_speed_rule_t speed;
     const char      *curve_cert;   /* CurveZMQ secret certificate (zcert file), or NULL: no encryption */
     const char      *curve_gates;  /* folder of the gates' public certificates allowed in, or NULL: any gate */
 } scene_options_t;

@@ -39,6 +39,10 @@ int scene_stats_init(scene_stats_t *s, ts_metrics_t *r)
                                          "stored rows asked for again after no answer came in time", NULL);
     s->loads_abandoned = ts_metrics_counter(r, "ticksync_scene_loads_abandoned_total",
                                             "players started afresh after their stored row never came", NULL);
+    static const char flagged[] = "ticksync_scene_players_flagged", flagged_help[] =
+        "players in memory whose lag or speed flag is raised";
+    s->flagged_lag = ts_metrics_gauge(r, flagged, flagged_help, "kind=\"lag\"");
+    s->flagged_speed = ts_metrics_gauge(r, flagged, flagged_help, "kind=\"speed\"");
     ts_metric_t **all = (ts_metric_t **) s;
     for (size_t i = 0; i < sizeof *s / sizeof(ts_metric_t *); i++)
         if (!all[i])

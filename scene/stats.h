@@ -15,6 +15,7 @@ typedef struct {
     /* inproc sends that failed, by the thread they were for: never silent */
     ts_metric_t *send_failed_gate, *send_failed_worker, *send_failed_writer, *send_failed_router;
     ts_metric_t *load_retries, *loads_abandoned;
+    ts_metric_t *flagged_lag, *flagged_speed;   /* players in memory flagged, by kind */
 } scene_stats_t;
 
 /* Registers every metric in reg. Returns 0, or -1 when out of memory. */

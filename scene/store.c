@@ -29,17 +29,26 @@ static const char *setup =
     " min_rtt_us INTEGER NOT NULL, samples INTEGER NOT NULL, invalid INTEGER NOT NULL,"
     " lost INTEGER NOT NULL, client_rtt_us INTEGER NOT NULL, client_offset_us INTEGER NOT NULL,"
     " updated_at_us INTEGER NOT NULL, lag_flag INTEGER NOT NULL DEFAULT 0,"
-    " lag_strikes INTEGER NOT NULL DEFAULT 0, online INTEGER NOT NULL DEFAULT 0);"
+    " lag_strikes INTEGER NOT NULL DEFAULT 0, online INTEGER NOT NULL DEFAULT 0,"
+    " clock_rate_ppm INTEGER, speed_flag INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX IF NOT EXISTS player_latency_srtt ON player_latency(srtt_us);"
     "UPDATE player_latency SET online = 0 WHERE online != 0;";
 
+/* Columns added since the table's first version, for a database made then. */
+static const char *const migrate[] = {
+    "ALTER TABLE player_latency ADD COLUMN clock_rate_ppm INTEGER",
+    "ALTER TABLE player_latency ADD COLUMN speed_flag INTEGER NOT NULL DEFAULT 0",
+    NULL,
+};
+
 static const char *const sql[NSQL] = {
-    "INSERT INTO player_latency (" COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO player_latency (" COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT(player_id) DO UPDATE SET rtt_us=excluded.rtt_us, srtt_us=excluded.srtt_us,"
     " rttvar_us=excluded.rttvar_us, min_rtt_us=excluded.min_rtt_us, samples=excluded.samples,"
     " invalid=excluded.invalid, lost=excluded.lost, client_rtt_us=excluded.client_rtt_us,"
     " client_offset_us=excluded.client_offset_us, updated_at_us=excluded.updated_at_us,"
-    " lag_flag=excluded.lag_flag, lag_strikes=excluded.lag_strikes, online=excluded.online",
+    " lag_flag=excluded.lag_flag, lag_strikes=excluded.lag_strikes, online=excluded.online,"
+    " clock_rate_ppm=excluded.clock_rate_ppm, speed_flag=excluded.speed_flag",
     "SELECT " COLUMNS " FROM player_latency WHERE player_id = ?",
     "BEGIN",
     "COMMIT",
@@ -66,7 +75,7 @@ scene_store_t *scene_store_new(const char *path, char *err)
         return NULL;
     }
     make_folder(path);
-    if (scene_db_open(&self->db, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, setup, sql, self->st, NSQL,
+    if (scene_db_open(&self->db, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, setup, migrate, sql, self->st, NSQL,
                       "open", err) < 0) {
         free(self);
         return NULL;
@@ -110,6 +119,11 @@ int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char
         sqlite3_bind_int64(self->st[UPSERT], 1, (sqlite3_int64) r.player_id);
         for (int f = 0; f < ROW_FIELDS; f++)
             sqlite3_bind_int64(self->st[UPSERT], f + 2, *row_field(&r, f));
+        if (r.clock_rate_known)
+            sqlite3_bind_int64(self->st[UPSERT], ROW_FIELDS + 2, r.clock_rate_ppm);
+        else
+            sqlite3_bind_null(self->st[UPSERT], ROW_FIELDS + 2);
+        sqlite3_bind_int64(self->st[UPSERT], ROW_FIELDS + 3, r.speed_flag);
         if (step_once(self->st[UPSERT]) != SQLITE_DONE) {
             snprintf(err, TS_ERR_MAX, "UPSERT: %s", sqlite3_errmsg(self->db));
             step_once(self->st[ROLLBACK]);
@@ -130,6 +144,9 @@ void scene_store_row_of(sqlite3_stmt *st, scene_row_t *row)
     row->player_id = (uint64_t) sqlite3_column_int64(st, 0);
     for (int f = 0; f < ROW_FIELDS; f++)
         *row_field(row, f) = sqlite3_column_int64(st, f + 1);
+    row->clock_rate_known = sqlite3_column_type(st, ROW_FIELDS + 1) != SQLITE_NULL;
+    row->clock_rate_ppm = sqlite3_column_int64(st, ROW_FIELDS + 1);
+    row->speed_flag = sqlite3_column_int64(st, ROW_FIELDS + 2);
 }
 
 int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row)

@@ -14,7 +14,8 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 
 /* The columns of a whole row, in scene_row_t's order, for SELECTs. */
 #define SCENE_STORE_COLUMNS "player_id, rtt_us, srtt_us, rttvar_us, min_rtt_us, samples, invalid, lost, " \
-                            "client_rtt_us, client_offset_us, updated_at_us, lag_flag, lag_strikes, online"
+                            "client_rtt_us, client_offset_us, updated_at_us, lag_flag, lag_strikes, online, " \
+                            "clock_rate_ppm, speed_flag"
 
 /* Opens (creating the file, its folder's last level and the table) and
  * marks every row offline, since no session survives a restart. Returns

@@ -204,6 +204,8 @@ static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len
         ts_metric_observe(st->opt.stats->rtt, (double) r.rtt / 1e6);
     scene_row_t after;
     scene_player_row(e->player, &after);
+    if (after.lag_flag != was_flagged)
+        ts_metric_add(st->opt.stats->flagged_lag, after.lag_flag ? 1 : (uint64_t) -1);
     if (after.lag_flag && !was_flagged) {
         ts_metric_add(st->opt.stats->lag_flags, 1);
         ts_log(st->opt.log, TS_LOG_INFO, "lag_flag_raised", "player=%llu client_rtt_us=%lld srtt_us=%lld",
@@ -258,9 +260,19 @@ static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const
     case TS_ENV_CLOSE:
         on_close(st, e, gate, gate_len, env, ts_clock_real_us());
         break;
-    case TS_ENV_SYNC:   /* answered by the gate already; the exchange starts here */
-        scene_player_on_sync(e->player, env->seq, now);
+    case TS_ENV_SYNC: {   /* answered by the gate already; the exchange starts here */
+        int speed = scene_player_on_sync(e->player, env->seq, now, env->t1, env->t2, &st->opt.speed);
+        if (speed) {
+            scene_row_t row;
+            scene_player_row(e->player, &row);
+            ts_metric_add(st->opt.stats->flagged_speed, (uint64_t) (int64_t) speed);
+            if (speed > 0)
+                ts_log(st->opt.log, TS_LOG_INFO, "speed_flag_raised", "player=%llu clock_rate_ppm=%lld",
+                       (unsigned long long) env->player_id, (long long) row.clock_rate_ppm);
+            mark_dirty(st, e);
+        }
         break;
+    }
     case TS_ENV_SYNC_ACK:
         if (!e->loading) {
             on_ack(st, e, gate, gate_len, env);
@@ -277,13 +289,24 @@ static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const
     }
 }
 
+/* The flagged-players gauges follow players into and out of memory. */
+static void count_flags(state_t *st, const scene_row_t *row, int sign)
+{
+    if (row->lag_flag)
+        ts_metric_add(st->opt.stats->flagged_lag, (uint64_t) (int64_t) sign);
+    if (row->speed_flag)
+        ts_metric_add(st->opt.stats->flagged_speed, (uint64_t) (int64_t) sign);
+}
+
 static void on_load(state_t *st, const scene_load_t *load)
 {
     entry_t *e = zhashx_lookup(st->players, (void *) (uintptr_t) load->player_id);
     if (!e || !e->loading)
         return;
-    if (load->found)
+    if (load->found) {
         scene_player_restore(e->player, &load->row);
+        count_flags(st, &load->row, 1);
+    }
     loaded(st, e);
 }
 
@@ -358,6 +381,7 @@ static void sweep(state_t *st, int64_t now)
         scene_player_row(e->player, &row);
         if (row.online)
             ts_metric_add(st->opt.stats->online, (uint64_t) -1);
+        count_flags(st, &row, -1);
         zhashx_delete(st->players, key);
         ts_metric_add(st->opt.stats->players_in_memory, (uint64_t) -1);
     }

@@ -18,6 +18,7 @@ typedef struct {
     int              index, count;
     int64_t          idle_us;     /* a player silent this long leaves memory */
     scene_lag_rule_t lag;
+    scene_speed_rule_t speed;
     ts_log_t        *log;
     scene_stats_t   *stats;
 } scene_worker_options_t;

@@ -41,7 +41,7 @@ Test(db, opens_sets_up_prepares_and_reads_a_row)
     static const char *const sql[] = { "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE player_id = ?" };
     sqlite3 *db = NULL;
     sqlite3_stmt *st[1] = { NULL };
-    cr_assert_eq(scene_db_open(&db, path, SQLITE_OPEN_READONLY, "SELECT 1", sql, st, 1, "read", err), 0, "%s", err);
+    cr_assert_eq(scene_db_open(&db, path, SQLITE_OPEN_READONLY, "SELECT 1", NULL, sql, st, 1, "read", err), 0, "%s", err);
     scene_row_t got;
     cr_assert_eq(scene_db_get_row(st[0], 42, &got), 1);
     cr_assert_eq(got.player_id, 42);
@@ -60,11 +60,11 @@ Test(db, a_failure_says_what_and_where_and_leaves_nothing_open)
     static const char *const sql[] = { "SELECT 1", "SELECT nonsense FROM nowhere" };
     sqlite3 *db = NULL;
     sqlite3_stmt *st[2] = { NULL, NULL };
-    cr_assert_eq(scene_db_open(&db, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL, sql, st, 2, "open", err), -1);
+    cr_assert_eq(scene_db_open(&db, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL, NULL, sql, st, 2, "open", err), -1);
     cr_assert(strstr(err, "cannot open database '/tmp/ts-test-db-"), "%s", err);
     cr_assert(strstr(err, "no such table: nowhere"), "%s", err);
     cr_assert_null(db);
     cr_assert_null(st[0], "the statement prepared before the failure is finalized");
-    cr_assert_eq(scene_db_open(&db, "/nonexistent/dir/x.db", SQLITE_OPEN_READONLY, NULL, sql, st, 1, "read", err), -1);
+    cr_assert_eq(scene_db_open(&db, "/nonexistent/dir/x.db", SQLITE_OPEN_READONLY, NULL, NULL, sql, st, 1, "read", err), -1);
     cr_assert(strstr(err, "cannot read database '/nonexistent/dir/x.db'"), "%s", err);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "e2e.h"
+#include "http.h"
 
 static e2e_stack_t stack;
 
@@ -81,4 +82,81 @@ Test(e2e_bot, the_fixed_tick_example_settles_on_the_input_tick, .init = start, .
               "%s", out);
     cr_assert(strstr(out, "server tick "), "a line a second: %s", out);
     free(out);
+}
+
+/* The speed flag: each player's clock rate from its SYNCs' t1 against the
+ * gate's arrival stamps, over a 10 s span here (30 s by default). */
+static const char *const speed_scene[] = { "--speed-span-s", "10", "--speed-bound-ppm", "5000", NULL };
+static void start_speed(void) { e2e_start_cluster(&stack, 1, 1, true, NULL, speed_scene); }
+
+/* An admin API answer of the shard, checked for its status. */
+static char *admin_text(const char *path, int status)
+{
+    char url[64], err[TS_ERR_MAX];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", stack.admin_port[0]);
+    ts_http_answer_t a;
+    cr_assert_eq(ts_http_get(url, path, NULL, 3000, &a, err), 0, "%s", err);
+    cr_assert_eq(a.status, status, "%s: %d %s", path, a.status, a.body);
+    return a.body;
+}
+
+static json_t *admin_json(const char *path, int status)
+{
+    char *body = admin_text(path, status);
+    json_t *v = json_loads(body, 0, NULL);
+    cr_assert(v, "%s", body);
+    free(body);
+    return v;
+}
+
+static json_t *flagged(const char *kind)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/v1/players?flag=%s&limit=1000", kind);
+    return admin_json(path, 200);
+}
+
+Test(e2e_bot, honest_clocks_are_never_flagged_and_a_fast_one_is_once_the_span_is_reached, .init = start_speed,
+     .fini = stop, .timeout = 120)
+{
+    /* 40 honest players (crystals within +-200 ppm, exponential queueing) and 3 whose clocks run 1% fast */
+    char honest[512], fast[512], *out;
+    snprintf(honest, sizeof honest,
+             "%s --gate 127.0.0.1:%d --players 40 --duration-s 16 --up-ms 5-25 --down-ms 5-25 --jitter exponential"
+             " --jitter-ms 2 --drift-ppm -200-200 --quiet >/dev/null 2>&1 &", TS_BOT_BIN, stack.port[0]);
+    cr_assert_eq(system(honest), 0);
+    snprintf(fast, sizeof fast, "%s --gate 127.0.0.1:%d --players 3 --first-player 900 --duration-s 16 --speed 1.01"
+             " --quiet", TS_BOT_BIN, stack.port[0]);
+    e2e_sleep_us(4000000);
+    json_t *early = flagged("speed");
+    cr_assert_eq(json_array_size(json_object_get(early, "players")), 0, "nobody before the span is reached");
+    json_decref(early);
+    cr_assert_eq(e2e_run(fast, &out), 0, "%s", out);
+    free(out);
+    e2e_sleep_us(300000);
+    json_t *speeding = flagged("speed");
+    json_t *list = json_object_get(speeding, "players");
+    cr_assert_eq(json_array_size(list), 3, "the three 1%% fast clocks, and no honest one: %s",
+                 json_dumps(speeding, JSON_COMPACT));
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *row = json_array_get(list, i);
+        json_int_t id = json_integer_value(json_object_get(row, "player_id"));
+        json_int_t ppm = json_integer_value(json_object_get(row, "clock_rate_ppm"));
+        cr_assert(id >= 900 && id < 903, "player %lld", (long long) id);
+        cr_assert(ppm > 8000 && ppm < 12000, "a 1%% fast clock reads %lld ppm", (long long) ppm);
+        cr_assert(json_is_true(json_object_get(row, "speed_flag")));
+    }
+    json_decref(speeding);
+    json_t *honest_row = admin_json("/v1/players/1", 200);
+    json_t *rate = json_object_get(honest_row, "clock_rate_ppm");
+    cr_assert(json_is_integer(rate) && llabs(json_integer_value(rate)) < 2000, "an honest crystal: %s",
+              json_dumps(honest_row, JSON_COMPACT));
+    cr_assert(json_is_false(json_object_get(honest_row, "speed_flag")));
+    json_decref(honest_row);
+    json_t *bad = admin_json("/v1/players?flag=fast", 400);
+    cr_assert(json_is_string(json_object_get(bad, "error")));
+    json_decref(bad);
+    char *metrics = admin_text("/metrics", 200);
+    cr_assert(strstr(metrics, "ticksync_scene_players_flagged{kind=\"speed\"} 3"), "%s", metrics);
+    free(metrics);
 }

@@ -57,6 +57,7 @@ static const ts_setting_t settings[] = {
     { "loss", TS_SET_STR, "0", "probability that an exchange message is lost, 0..1", 0, 0 },
     { "offset-ms", TS_SET_STR, "-5000-5000", "client clock offset from the server's, ms: A or A-B", 0, 0 },
     { "drift-ppm", TS_SET_STR, "-100-100", "client clock drift, ppm: A or A-B", 0, 0 },
+    { "speed", TS_SET_STR, "1", "every client's clock runs this many times as fast as the server's (1.05: a 5% speed hack)", 0, 0 },
     { "udp", TS_SET_BOOL, "true", "move exchanges to UDP once synced", 0, 0 },
     { "secret-file", TS_SET_STR, NULL, "the cluster's token secret, to log in with real tokens", 0, 0 },
     { "seed", TS_SET_INT, "1", "random seed: the same seed gives the same players", 0, 1L << 62 },
@@ -495,6 +496,10 @@ static int setup(bot_t *b, const ts_config_t *cfg, struct addrinfo **gate, char 
         return snprintf(err, TS_ERR_MAX, "down-ms: want A or A-B, milliseconds"), -1;
     if (parse_range(ts_config_str(cfg, "offset-ms"), &off) < 0)
         return snprintf(err, TS_ERR_MAX, "offset-ms: want A or A-B"), -1;
+    char *end;
+    double speed = strtod(ts_config_str(cfg, "speed"), &end);
+    if (*end || !(speed >= 0.5 && speed <= 2))
+        return snprintf(err, TS_ERR_MAX, "speed: want a factor from 0.5 to 2, like 1.05"), -1;
     if (parse_range(ts_config_str(cfg, "drift-ppm"), &drift) < 0 || drift.lo < -1000 || drift.hi > 1000)
         return snprintf(err, TS_ERR_MAX, "drift-ppm: want A or A-B within +-1000"), -1;
     if (parse_range(ts_config_str(cfg, "jitter-ms"), &jit) < 0 || jit.lo < 0 || jit.lo != jit.hi)
@@ -541,7 +546,7 @@ static int setup(bot_t *b, const ts_config_t *cfg, struct addrinfo **gate, char 
         p->up_us = draw(b, up) * 1000;
         p->down_us = draw(b, down) * 1000;
         p->offset_us = (int64_t) (draw(b, off) * 1000);
-        p->drift = draw(b, drift) * 1e-6;
+        p->drift = draw(b, drift) * 1e-6 + (speed - 1);
         series_add(&b->asym, fabs(p->up_us - p->down_us) / 2);
         uint8_t token[TS_TOKEN_LEN];
         if (secret)
