@@ -1,0 +1,47 @@
+/* scene/history.h - a player's latency history, one step at a time
+ * (DESIGN: table player_latency_history): while a step of --history-step-s
+ * lasts, its exchanges, losses and valid round trips are gathered; when an
+ * exchange falls in a later step, the finished one becomes a row: rtt
+ * min / median / max, and the jitter (the mean change between consecutive
+ * round trips, as RFC 3550 measures interarrival jitter).
+ *
+ * A value type embedded in each player; a step holds up to
+ * SCENE_HISTORY_SAMPLES round trips (a client at the default 1 a second
+ * fills 60 in a 60 s step); past that the median comes from the first. */
+#ifndef SCENE_HISTORY_H
+#define SCENE_HISTORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SCENE_HISTORY_SAMPLES 64
+
+typedef struct {
+    uint64_t player_id;
+    int64_t  t_us;          /* the step's start, server time */
+    int64_t  exchanges, lost;
+    int64_t  rtt_min_us, rtt_p50_us, rtt_max_us, jitter_us;
+} scene_history_row_t;
+
+typedef struct {
+    int64_t  step_us;
+    int64_t  t_us;          /* the current step's start; 0: none yet */
+    int64_t  exchanges, lost;
+    uint32_t rtt[SCENE_HISTORY_SAMPLES];
+    int      n;
+    int64_t  min, max, last;
+    double   jitter_sum;
+    int      jitter_n;
+} scene_history_t;
+
+void scene_history_init(scene_history_t *h, int64_t step_us);
+/* An exchange at server time now_us: its round trip (rtt < 0: invalid, or
+ * lost when lost). When it starts a new step and the previous one had
+ * exchanges, that step is written to *done and true returned. */
+bool scene_history_add(scene_history_t *h, uint64_t player_id, int64_t now_us, int64_t rtt, bool lost,
+                       scene_history_row_t *done);
+/* The current step as a row, if it has exchanges and ended by now_us (the
+ * player fell silent): written to *done and the step cleared. */
+bool scene_history_flush(scene_history_t *h, uint64_t player_id, int64_t now_us, scene_history_row_t *done);
+
+#endif
