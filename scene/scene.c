@@ -81,7 +81,7 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
         free(s);
         return NULL;
     }
-    s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, log, &s->stats);
+    s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, opt->history_keep_us, log, &s->stats);
     if (s->writer) {
         scene_admin_options_t ao = { .listen = opt->admin, .db = opt->db, .token = opt->admin_token,
                                      .metrics = metrics, .log = log };
@@ -114,7 +114,8 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     char ep[64];
     for (int w = 0; w < opt->workers; w++) {
         scene_worker_options_t wo = { .index = w, .count = opt->workers, .idle_us = opt->idle_us,
-                                      .lag = opt->lag, .speed = opt->speed, .log = log,
+                                      .lag = opt->lag, .speed = opt->speed,
+                                      .history_step_us = opt->history_step_us, .log = log,
                                       .stats = &s->stats };
         s->workers[w] = scene_worker_new(&wo);
         s->to_worker[w] = zsock_new_push(scene_worker_endpoint(ep, '>', w));

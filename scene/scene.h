@@ -21,6 +21,8 @@ typedef struct {
     int64_t          idle_us;
     scene_lag_rule_t lag;
     scene_speed_rule_t speed;
+    int64_t          history_step_us;   /* a latency history row per player per step */
+    int64_t          history_keep_us;   /* history rows older than this are deleted */
     const char      *curve_cert;   /* CurveZMQ secret certificate (zcert file), or NULL: no encryption */
     const char      *curve_gates;  /* folder of the gates' public certificates allowed in, or NULL: any gate */
 } scene_options_t;

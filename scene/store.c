@@ -12,7 +12,7 @@
 #include "db.h"
 #include "err.h"
 
-enum { UPSERT, SELECT, BEGIN, COMMIT, ROLLBACK, NSQL };   /* the statements, in the order of sql[] */
+enum { UPSERT, SELECT, BEGIN, COMMIT, ROLLBACK, HISTORY, EXPIRE, NSQL };   /* the statements, in the order of sql[] */
 
 struct scene_store_t {
     sqlite3      *db;
@@ -32,7 +32,12 @@ static const char *setup =
     " lag_strikes INTEGER NOT NULL DEFAULT 0, online INTEGER NOT NULL DEFAULT 0,"
     " clock_rate_ppm INTEGER, speed_flag INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX IF NOT EXISTS player_latency_srtt ON player_latency(srtt_us);"
-    "UPDATE player_latency SET online = 0 WHERE online != 0;";
+    "UPDATE player_latency SET online = 0 WHERE online != 0;"
+    "CREATE TABLE IF NOT EXISTS player_latency_history ("
+    " player_id INTEGER NOT NULL, t_us INTEGER NOT NULL, exchanges INTEGER NOT NULL, lost INTEGER NOT NULL,"
+    " rtt_min_us INTEGER NOT NULL, rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL,"
+    " jitter_us INTEGER NOT NULL, PRIMARY KEY (player_id, t_us));"
+    "CREATE INDEX IF NOT EXISTS player_latency_history_t ON player_latency_history(t_us);";
 
 /* Columns added since the table's first version, for a database made then. */
 static const char *const migrate[] = {
@@ -53,6 +58,16 @@ static const char *const sql[NSQL] = {
     "BEGIN",
     "COMMIT",
     "ROLLBACK",
+    /* a step written in two parts (a scene stopped in the middle of it) adds up */
+    "INSERT INTO player_latency_history (player_id, t_us, exchanges, lost, rtt_min_us, rtt_p50_us, rtt_max_us,"
+    " jitter_us) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(player_id, t_us) DO UPDATE SET"
+    " exchanges = exchanges + excluded.exchanges, lost = lost + excluded.lost,"
+    " rtt_min_us = CASE WHEN rtt_min_us = 0 THEN excluded.rtt_min_us WHEN excluded.rtt_min_us = 0 THEN rtt_min_us"
+    "  ELSE min(rtt_min_us, excluded.rtt_min_us) END,"
+    " rtt_p50_us = CASE WHEN excluded.rtt_p50_us = 0 THEN rtt_p50_us ELSE excluded.rtt_p50_us END,"
+    " rtt_max_us = max(rtt_max_us, excluded.rtt_max_us), jitter_us = max(jitter_us, excluded.jitter_us)",
+    "DELETE FROM player_latency_history WHERE rowid IN"
+    " (SELECT rowid FROM player_latency_history WHERE t_us < ? LIMIT ?)",
 };
 
 /* Makes the database's folder if it is missing (one level, like ./data). */
@@ -110,6 +125,12 @@ static int64_t *row_field(scene_row_t *r, int i)
 
 int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char *err)
 {
+    return scene_store_put_all(self, rows, n, NULL, 0, err);
+}
+
+int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, const scene_history_row_t *hist,
+                        size_t nhist, char *err)
+{
     if (step_once(self->st[BEGIN]) != SQLITE_DONE) {
         snprintf(err, TS_ERR_MAX, "BEGIN: %s", sqlite3_errmsg(self->db));
         return -1;
@@ -126,6 +147,18 @@ int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char
         sqlite3_bind_int64(self->st[UPSERT], ROW_FIELDS + 3, r.speed_flag);
         if (step_once(self->st[UPSERT]) != SQLITE_DONE) {
             snprintf(err, TS_ERR_MAX, "UPSERT: %s", sqlite3_errmsg(self->db));
+            step_once(self->st[ROLLBACK]);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < nhist; i++) {
+        const scene_history_row_t *h = &hist[i];
+        const int64_t v[] = { (int64_t) h->player_id, h->t_us, h->exchanges, h->lost, h->rtt_min_us, h->rtt_p50_us,
+                              h->rtt_max_us, h->jitter_us };
+        for (int f = 0; f < 8; f++)
+            sqlite3_bind_int64(self->st[HISTORY], f + 1, v[f]);
+        if (step_once(self->st[HISTORY]) != SQLITE_DONE) {
+            snprintf(err, TS_ERR_MAX, "HISTORY: %s", sqlite3_errmsg(self->db));
             step_once(self->st[ROLLBACK]);
             return -1;
         }
@@ -152,4 +185,11 @@ void scene_store_row_of(sqlite3_stmt *st, scene_row_t *row)
 int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row)
 {
     return scene_db_get_row(self->st[SELECT], player_id, row);
+}
+
+int scene_store_expire_history(scene_store_t *self, int64_t before_us, int limit)
+{
+    sqlite3_bind_int64(self->st[EXPIRE], 1, before_us);
+    sqlite3_bind_int(self->st[EXPIRE], 2, limit);
+    return step_once(self->st[EXPIRE]) == SQLITE_DONE ? sqlite3_changes(self->db) : -1;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "history.h"
 #include "row.h"
 
 typedef struct scene_store_t scene_store_t;
@@ -26,6 +27,13 @@ void scene_store_destroy(scene_store_t **self_p);
 /* Writes rows in one transaction. Returns 0, or -1 with the reason in err;
  * nothing is written then. */
 int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char *err);
+/* The same with history rows (table player_latency_history) in the same
+ * transaction; a step written twice adds up. */
+int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, const scene_history_row_t *hist,
+                        size_t nhist, char *err);
+/* Deletes up to limit history rows older than before_us (a small batch,
+ * never one long transaction). Returns how many, or -1 on an error. */
+int scene_store_expire_history(scene_store_t *self, int64_t before_us, int limit);
 
 /* Returns 1 with *row filled, 0 when the player has no row, -1 on error. */
 int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row);

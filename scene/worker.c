@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "envelope.h"
+#include "history.h"
 #include "idkey.h"
 #include "shard.h"
 #include "wire.h"
@@ -43,6 +44,7 @@ typedef struct {
     uint64_t        conn;
     deferred_t     *deferred;           /* DEFER_MAX, while loading */
     int             ndeferred;
+    scene_history_t history;            /* the current step of the player's latency history */
 } entry_t;
 
 typedef struct {
@@ -51,6 +53,8 @@ typedef struct {
     entry_t  **dirty;
     size_t     ndirty, dirty_size;
     scene_row_t chunk[ROWS_CHUNK];
+    scene_history_row_t steps[ROWS_CHUNK];   /* finished history steps, for the writer */
+    int        nsteps;
     void      *replies, *store;  /* PUSH handles */
     scene_sender_t to_router, to_writer;
     zmq_msg_t  body;             /* the inbox message being read */
@@ -98,8 +102,35 @@ static void mark_dirty(state_t *st, entry_t *e)
     st->dirty[st->ndirty++] = e;
 }
 
+/* Finished history steps go to the writer as 'H' | scene_history_row_t[n]. */
+static void send_steps(state_t *st)
+{
+    if (st->nsteps == 0)
+        return;
+    const void *parts[] = { "H", st->steps };
+    const size_t lens[] = { 1, (size_t) st->nsteps * sizeof st->steps[0] };
+    scene_send(&st->to_writer, st->store, 0, 2, parts, lens);
+    st->nsteps = 0;
+}
+
+static void keep_step(state_t *st, const scene_history_row_t *row)
+{
+    if (st->nsteps == ROWS_CHUNK)
+        send_steps(st);
+    st->steps[st->nsteps++] = *row;
+}
+
+/* An exchange (or a loss) in the player's history at server time real. */
+static void history_add(state_t *st, entry_t *e, int64_t real, int64_t rtt, bool lost)
+{
+    scene_history_row_t done;
+    if (scene_history_add(&e->history, scene_player_id(e->player), real, rtt, lost, &done))
+        keep_step(st, &done);
+}
+
 static void send_dirty(state_t *st)
 {
+    send_steps(st);
     for (size_t i = 0; i < st->ndirty;) {
         size_t n = 0;
         for (; n < ROWS_CHUNK && i < st->ndirty; n++, i++) {
@@ -177,6 +208,7 @@ static entry_t *find_or_create(state_t *st, uint64_t player_id, int64_t now)
     }
     e->last_seen = now;
     e->loading = true;
+    scene_history_init(&e->history, st->opt.history_step_us);
     zhashx_insert(st->players, (void *) (uintptr_t) player_id, e);
     ts_metric_add(st->opt.stats->players_in_memory, 1);
     ask_row(st, player_id, e, now);
@@ -198,6 +230,7 @@ static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len
         return;
     }
     ts_metric_add(st->opt.stats->exchanges, 1);
+    history_add(st, e, ts_clock_real_us(), r.rtt, false);
     if (r.rtt < 0)
         ts_metric_add(st->opt.stats->invalid, 1);
     else
@@ -372,6 +405,11 @@ static void sweep(state_t *st, int64_t now)
             ts_metric_add(st->opt.stats->lost, (uint64_t) lost);
             mark_dirty(st, e);
         }
+        for (int i = 0; i < lost; i++)
+            history_add(st, e, real, -1, true);
+        scene_history_row_t done;   /* a silent player's last step, once it is over */
+        if (scene_history_flush(&e->history, scene_player_id(e->player), real, &done))
+            keep_step(st, &done);
         if (!e->dirty && !e->loading && now - e->last_seen > st->opt.idle_us && gone)
             zlistx_add_end(gone, (void *) zhashx_cursor(st->players));
     }
@@ -438,9 +476,13 @@ static void worker_actor(zsock_t *pipe, void *args)
         send_dirty(&st);
     }
     if (st.players) {   /* last words: every player's row, so SIGTERM loses nothing */
-        for (entry_t *e = zhashx_first(st.players); e; e = zhashx_next(st.players))
+        for (entry_t *e = zhashx_first(st.players); e; e = zhashx_next(st.players)) {
             if (!e->loading)
                 mark_dirty(&st, e);
+            scene_history_row_t done;   /* the step so far: a later part of it adds up in the store */
+            if (scene_history_flush(&e->history, scene_player_id(e->player), INT64_MAX, &done))
+                keep_step(&st, &done);
+        }
         send_dirty(&st);
     }
     zpoller_destroy(&poller);

@@ -19,6 +19,7 @@ typedef struct {
     int64_t          idle_us;     /* a player silent this long leaves memory */
     scene_lag_rule_t lag;
     scene_speed_rule_t speed;
+    int64_t          history_step_us;
     ts_log_t        *log;
     scene_stats_t   *stats;
 } scene_worker_options_t;

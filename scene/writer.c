@@ -12,10 +12,12 @@
 
 #define RETRY_LOG_US 10000000  /* a failing store is logged again every 10 s */
 #define TRIM_US      10000000  /* the heap's free pages go back to the system every 10 s */
+#define EXPIRE_BATCH 1000      /* history rows deleted at most per flush: small transactions */
 
 typedef struct {
     scene_store_t *store;
     int            workers, flush_ms;
+    int64_t        history_keep_us;
     ts_log_t      *log;
     scene_stats_t *stats;
 } config_t;
@@ -32,6 +34,8 @@ typedef struct {
     zsock_t  **to_worker_s;
     scene_row_t *rows;        /* the flush's batch, kept and grown, never shrunk */
     size_t     rows_size;
+    scene_history_row_t *hist;   /* history rows for the next flush */
+    size_t     nhist, hist_size;
     scene_sender_t sender;    /* to the workers */
     bool       failing;
     int64_t    last_error_log;
@@ -84,6 +88,20 @@ static void on_message(state_t *st, zmsg_t *msg)
         const scene_row_t *rows = (const scene_row_t *) zframe_data(body);
         for (size_t i = 0; i < zframe_size(body) / sizeof(scene_row_t); i++)
             keep_row(st, &rows[i]);
+    } else if (k == 'H' && zframe_size(body) % sizeof(scene_history_row_t) == 0) {
+        size_t n = zframe_size(body) / sizeof(scene_history_row_t);
+        if (st->nhist + n > st->hist_size) {
+            size_t size = st->hist_size ? st->hist_size : 256;
+            while (size < st->nhist + n)
+                size *= 2;
+            scene_history_row_t *grown = realloc(st->hist, size * sizeof *grown);
+            if (!grown)
+                return;   /* out of memory: these steps are not kept */
+            st->hist = grown;
+            st->hist_size = size;
+        }
+        memcpy(st->hist + st->nhist, zframe_data(body), n * sizeof *st->hist);
+        st->nhist += n;
     } else if (k == 'Q' && zframe_size(body) == sizeof(scene_query_t)) {
         scene_query_t q;
         memcpy(&q, zframe_data(body), sizeof q);
@@ -93,9 +111,11 @@ static void on_message(state_t *st, zmsg_t *msg)
 
 static void flush(state_t *st)
 {
+    if (st->cfg->history_keep_us > 0)   /* retention, a small batch a flush */
+        scene_store_expire_history(st->cfg->store, ts_clock_real_us() - st->cfg->history_keep_us, EXPIRE_BATCH);
     size_t n = zhashx_size(st->pending);
     ts_metric_set(st->cfg->stats->store_pending, (int64_t) n);
-    if (n == 0)
+    if (n == 0 && st->nhist == 0)
         return;
     if (n > st->rows_size) {
         scene_row_t *grown = realloc(st->rows, n * sizeof *grown);
@@ -110,11 +130,12 @@ static void flush(state_t *st)
         rows[i++] = *r;
     char err[TS_ERR_MAX];
     int64_t t0 = ts_clock_mono_us();
-    int rc = scene_store_put(st->cfg->store, rows, i, err);
+    int rc = scene_store_put_all(st->cfg->store, rows, i, st->hist, st->nhist, err);
     int64_t took = ts_clock_mono_us() - t0;
     ts_metric_set(st->cfg->stats->sqlite_memory, sqlite3_memory_used());
     if (rc == 0) {
         zhashx_purge(st->pending);
+        st->nhist = 0;
         ts_metric_add(st->cfg->stats->flushes, 1);
         ts_metric_observe(st->cfg->stats->flush_seconds, (double) took / 1e6);
         ts_metric_observe(st->cfg->stats->flush_rows, (double) i);
@@ -214,16 +235,18 @@ static void writer_actor(zsock_t *pipe, void *args)
     free(st.to_worker);
     free(st.to_worker_s);
     free(st.rows);
+    free(st.hist);
     zhashx_destroy(&st.pending);
     zsock_destroy(&inbox);
 }
 
-scene_writer_t *scene_writer_new(scene_store_t *store, int workers, int flush_ms, ts_log_t *log, scene_stats_t *stats)
+scene_writer_t *scene_writer_new(scene_store_t *store, int workers, int flush_ms, int64_t history_keep_us,
+                                 ts_log_t *log, scene_stats_t *stats)
 {
     scene_writer_t *self = calloc(1, sizeof *self);
     if (!self)
         return NULL;
-    self->cfg = (config_t) { store, workers, flush_ms, log, stats };
+    self->cfg = (config_t) { store, workers, flush_ms, history_keep_us, log, stats };
     self->actor = zactor_new(writer_actor, &self->cfg);
     if (!self->actor) {
         scene_store_destroy(&self->cfg.store);

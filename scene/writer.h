@@ -12,9 +12,10 @@
 
 typedef struct scene_writer_t scene_writer_t;
 
-/* Takes ownership of store. workers is how many worker inboxes to answer.
- * Returns NULL when the thread cannot start. */
-scene_writer_t *scene_writer_new(scene_store_t *store, int workers, int flush_ms,
+/* Takes ownership of store. workers is how many worker inboxes to answer;
+ * history rows older than history_keep_us are deleted (0: kept). Returns
+ * NULL when the thread cannot start. */
+scene_writer_t *scene_writer_new(scene_store_t *store, int workers, int flush_ms, int64_t history_keep_us,
                                  ts_log_t *log, scene_stats_t *stats);
 /* Flushes what is queued (after the inbox is drained), stops the thread and
  * closes the store. */
