@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "err.h"
 #include "httpd.h"
 #include "reader.h"
@@ -15,6 +16,7 @@ struct scene_admin_t {
     ts_httpd_t     *httpd;
     scene_reader_t *reader;
     ts_log_t       *log;
+    int64_t         history_step_us;
 };
 
 /* A row as the API shows it: the schema's columns, plus online and delay_us. */
@@ -46,12 +48,72 @@ static uint64_t parse_positive(const char *s, uint64_t max)
     return (*end || errno || v > max) ? 0 : (uint64_t) v;
 }
 
+/* A signed decimal time in µs, with nothing else: true and *out. */
+static bool parse_us(const char *s, int64_t *out)
+{
+    if (!s || !*s || strlen(s) > 20)
+        return false;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    *out = v;
+    return !*end && !errno;
+}
+
+/* GET /v1/players/{id}/history?from=US&to=US: the steps starting in
+ * [from, to), the last hour by default. */
+static int get_history(scene_admin_t *a, ts_http_req_t *c, uint64_t id)
+{
+    const char *from_text = ts_http_arg(c, "from"), *to_text = ts_http_arg(c, "to");
+    int64_t to = ts_clock_real_us(), from = to - 3600000000LL;
+    if ((to_text && !parse_us(to_text, &to)) || (from_text && !parse_us(from_text, &from)))
+        return ts_http_error(c, 400, "from and to must be integers (server time, microseconds)");
+    if (!from_text && to_text)
+        from = to - 3600000000LL;
+    if (from >= to)
+        return ts_http_error(c, 400, "from must be before to");
+    scene_row_t row;
+    int rc = scene_reader_get(a->reader, id, &row);
+    if (rc == 0)
+        return ts_http_error(c, 404, "unknown player");
+    scene_history_row_t *steps = rc < 0 ? NULL : malloc(SCENE_ADMIN_POINTS_MAX * sizeof *steps);
+    int n = steps ? scene_reader_history(a->reader, id, from, to, steps, SCENE_ADMIN_POINTS_MAX) : -1;
+    json_t *points = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(points, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "t_us", (json_int_t) steps[i].t_us,
+                                                "exchanges", (json_int_t) steps[i].exchanges,
+                                                "lost", (json_int_t) steps[i].lost,
+                                                "rtt_min_us", (json_int_t) steps[i].rtt_min_us,
+                                                "rtt_p50_us", (json_int_t) steps[i].rtt_p50_us,
+                                                "rtt_max_us", (json_int_t) steps[i].rtt_max_us,
+                                                "jitter_us", (json_int_t) steps[i].jitter_us));
+    free(steps);
+    if (n < 0) {
+        json_decref(points);
+        return ts_http_error(c, 503, "store unreadable");
+    }
+    return ts_http_json(c, 200, json_pack("{s:I,s:I,s:o}", "player_id", (json_int_t) id, "step_s",
+                                          (json_int_t) (a->history_step_us / 1000000), "points", points));
+}
+
 static int get_player(scene_admin_t *a, ts_http_req_t *c, const char *id_text)
 {
     /* SQLite keeps player_id as a signed 64-bit integer. */
+    char id_only[32];
+    const char *slash = strchr(id_text, '/');
+    bool history = slash && strcmp(slash, "/history") == 0;
+    if (slash && (!history || (size_t) (slash - id_text) >= sizeof id_only))
+        return ts_http_not_found(c);
+    if (history) {
+        memcpy(id_only, id_text, (size_t) (slash - id_text));
+        id_only[slash - id_text] = 0;
+        id_text = id_only;
+    }
     uint64_t id = parse_positive(id_text, INT64_MAX);
     if (!id)
         return ts_http_error(c, 400, "player id must be a positive integer");
+    if (history)
+        return get_history(a, c, id);
     scene_row_t row;
     int rc = scene_reader_get(a->reader, id, &row);
     if (rc < 0)
@@ -137,6 +199,7 @@ scene_admin_t *scene_admin_new(const scene_admin_options_t *opt, char *err)
         return NULL;
     }
     a->log = opt->log;
+    a->history_step_us = opt->history_step_us;
     a->reader = scene_reader_new(opt->db, err);
     ts_httpd_options_t ho = { .listen = opt->listen, .what = "admin HTTP", .metrics = opt->metrics,
                               .requests_metric = "ticksync_scene_admin_requests_total", .token = opt->token,

@@ -16,6 +16,7 @@ typedef struct {
     const char   *token;     /* bearer token for /v1 and /metrics; NULL: none */
     ts_metrics_t *metrics;   /* rendered at /metrics; borrowed */
     ts_log_t     *log;
+    int64_t       history_step_us;   /* for the history's step_s */
 } scene_admin_options_t;
 
 typedef struct scene_admin_t scene_admin_t;
@@ -26,5 +27,6 @@ scene_admin_t *scene_admin_new(const scene_admin_options_t *options, char *err);
 void scene_admin_destroy(scene_admin_t **self_p);
 
 #define SCENE_ADMIN_LIMIT_MAX 1000   /* most players one list returns */
+#define SCENE_ADMIN_POINTS_MAX 10000 /* most history steps one answer returns */
 
 #endif

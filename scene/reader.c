@@ -10,7 +10,7 @@
 #include "err.h"
 #include "store.h"
 
-enum { GET, WORST, BEST, TOTALS, NTH, PING, LAGGING, SPEEDING, NSQL };   /* the statements, in the order of sql[] */
+enum { GET, WORST, BEST, TOTALS, NTH, PING, LAGGING, SPEEDING, HISTORY, NSQL };   /* the statements, in the order of sql[] */
 
 struct scene_reader_t {
     sqlite3      *db;
@@ -28,6 +28,8 @@ static const char *const sql[NSQL] = {
     "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE lag_flag != 0 ORDER BY srtt_us DESC, player_id LIMIT ?",
     "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE speed_flag != 0"
     " ORDER BY abs(clock_rate_ppm) DESC, player_id LIMIT ?",
+    "SELECT t_us, exchanges, lost, rtt_min_us, rtt_p50_us, rtt_max_us, jitter_us FROM player_latency_history"
+    " WHERE player_id = ? AND t_us >= ? AND t_us < ? ORDER BY t_us LIMIT ?",
 };
 
 scene_reader_t *scene_reader_new(const char *path, char *err)
@@ -128,4 +130,27 @@ bool scene_reader_ok(scene_reader_t *self)
     int rc = sqlite3_step(self->st[PING]);
     sqlite3_reset(self->st[PING]);
     return rc == SQLITE_ROW || rc == SQLITE_DONE;
+}
+
+int scene_reader_history(scene_reader_t *self, uint64_t player_id, int64_t from_us, int64_t to_us,
+                         scene_history_row_t *rows, int max)
+{
+    sqlite3_stmt *st = self->st[HISTORY];
+    sqlite3_bind_int64(st, 1, (sqlite3_int64) player_id);
+    sqlite3_bind_int64(st, 2, from_us);
+    sqlite3_bind_int64(st, 3, to_us);
+    sqlite3_bind_int(st, 4, max);
+    int n = 0, rc;
+    while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t *f[] = { &rows[n].t_us, &rows[n].exchanges, &rows[n].lost, &rows[n].rtt_min_us, &rows[n].rtt_p50_us,
+                         &rows[n].rtt_max_us, &rows[n].jitter_us };
+        rows[n].player_id = player_id;
+        for (int i = 0; i < 7; i++)
+            *f[i] = sqlite3_column_int64(st, i);
+        n++;
+    }
+    if (n < max && rc != SQLITE_DONE)
+        n = -1;
+    sqlite3_reset(st);
+    return n;
 }

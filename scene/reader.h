@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "history.h"
 #include "row.h"
 
 typedef struct scene_reader_t scene_reader_t;
@@ -36,6 +37,10 @@ int scene_reader_top(scene_reader_t *self, bool worst, scene_row_t *rows, int ma
  * speeding (speed_flag, largest clock rate first). Returns how many, or -1
  * on a database error. */
 int scene_reader_flagged(scene_reader_t *self, bool speed, scene_row_t *rows, int max);
+/* Up to max steps of player_id's latency history starting in [from_us,
+ * to_us), oldest first. Returns how many, or -1 on a database error. */
+int scene_reader_history(scene_reader_t *self, uint64_t player_id, int64_t from_us, int64_t to_us,
+                         scene_history_row_t *rows, int max);
 
 /* Returns 0 with *out filled, or -1 on error. */
 int scene_reader_summary(scene_reader_t *self, scene_summary_t *out);

@@ -84,7 +84,7 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, opt->history_keep_us, log, &s->stats);
     if (s->writer) {
         scene_admin_options_t ao = { .listen = opt->admin, .db = opt->db, .token = opt->admin_token,
-                                     .metrics = metrics, .log = log };
+                                     .metrics = metrics, .log = log, .history_step_us = opt->history_step_us };
         s->admin = scene_admin_new(&ao, err);
         if (!s->admin) {
             scene_destroy(&s);

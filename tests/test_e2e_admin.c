@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "e2e.h"
 #include "shard.h"
 
@@ -316,4 +317,63 @@ Test(e2e_admin, bearer_token_is_enforced_when_set, .init = start_token, .fini = 
     snprintf(args, sizeof args, "--token-file %s stats", token_path);
     cr_assert_eq(admin(args, &out), 0, "%s", out);
     free(out);
+}
+
+/* The latency history, with 1 s steps. */
+static const char *const history_scene[] = { "--history-step-s", "1", NULL };
+static void start_history(void)
+{
+    memset(fds, 0, sizeof fds);
+    memset(truth, 0, sizeof truth);
+    memset(exchanged, 0, sizeof exchanged);
+    e2e_start_cluster(&stack, 2, 1, true, NULL, history_scene);
+}
+
+Test(e2e_admin, a_player_s_latency_history_step_by_step, .init = start_history, .fini = stop, .timeout = 60)
+{
+    int64_t began = ts_clock_real_us();
+    for (int round = 0; round < 4; round++) {   /* exchanges in at least three steps of 1 s */
+        play(2);
+        e2e_sleep_us(600000);
+    }
+    e2e_sleep_us(1600000);   /* the last step ends, the sweep sends it, the writer flushes */
+    uint64_t p = 3;
+    int k = shard_of(p);
+    char path[128];
+    snprintf(path, sizeof path, "/v1/players/%llu/history", (unsigned long long) p);
+    json_t *h = get_json(k, path, 200);
+    cr_assert_eq(field(h, "player_id"), (json_int_t) p);
+    cr_assert_eq(field(h, "step_s"), 1);
+    json_t *points = json_object_get(h, "points");
+    cr_assert_geq(json_array_size(points), 3, "a step a second: %s", json_dumps(h, JSON_COMPACT));
+    json_int_t total = 0, last_t = 0;
+    for (size_t i = 0; i < json_array_size(points); i++) {
+        json_t *pt = json_array_get(points, i);
+        cr_assert_gt(field(pt, "t_us"), last_t, "oldest first");
+        cr_assert_eq(field(pt, "t_us") % 1000000, 0, "a step starts on a whole second");
+        last_t = field(pt, "t_us");
+        total += field(pt, "exchanges");
+        cr_assert_eq(field(pt, "lost"), 0);
+        /* the round trip the test applied: 12 ms, and the scene's own slack */
+        cr_assert(field(pt, "rtt_min_us") >= injected_rtt(p) && field(pt, "rtt_max_us") < injected_rtt(p) + 30000,
+                  "%s", json_dumps(pt, JSON_COMPACT));
+        cr_assert(field(pt, "rtt_min_us") <= field(pt, "rtt_p50_us") && field(pt, "rtt_p50_us") <= field(pt, "rtt_max_us"));
+        cr_assert_geq(field(pt, "jitter_us"), 0);
+    }
+    cr_assert_eq(total, 8, "every exchange in some step");
+    json_decref(h);
+    /* a range: only the steps that start in it */
+    snprintf(path, sizeof path, "/v1/players/%llu/history?from=%lld&to=%lld", (unsigned long long) p,
+             (long long) (began - 10000000), (long long) (began - 1000000));   /* steps starting a step before */
+    h = get_json(k, path, 200);
+    cr_assert_eq(json_array_size(json_object_get(h, "points")), 0, "nothing before the test began");
+    json_decref(h);
+    /* bad input */
+    snprintf(path, sizeof path, "/v1/players/%llu/history?from=5&to=4", (unsigned long long) p);
+    json_decref(get_json(k, path, 400));
+    snprintf(path, sizeof path, "/v1/players/%llu/history?from=abc", (unsigned long long) p);
+    json_decref(get_json(k, path, 400));
+    json_decref(get_json(k, "/v1/players/0/history", 400));
+    json_decref(get_json(k, "/v1/players/424242/history", 404));
+    json_decref(get_json(k, "/v1/players/3/elsewhere", 404));
 }
