@@ -376,4 +376,17 @@ Test(e2e_admin, a_player_s_latency_history_step_by_step, .init = start_history, 
     json_decref(get_json(k, "/v1/players/0/history", 400));
     json_decref(get_json(k, "/v1/players/424242/history", 404));
     json_decref(get_json(k, "/v1/players/3/elsewhere", 404));
+    /* the CLI asks the player's shard: a line a step and the p50 as a sparkline */
+    char *out;
+    cr_assert_eq(admin("history 3 --last 10m", &out), 0, "%s", out);
+    cr_assert(strstr(out, "player 3, shard") && strstr(out, "steps of 1 s"), "%s", out);
+    cr_assert(strstr(out, "p50 ") && (strstr(out, "\xe2\x96") != NULL), "a sparkline: %s", out);
+    free(out);
+    cr_assert_eq(admin("history 424242", &out), 3, "unknown player: %s", out);
+    free(out);
+    cr_assert_eq(admin("--json history 3 --last 10m", &out), 0, "%s", out);
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert(j && json_array_size(json_object_get(j, "points")) >= 3, "%s", out);
+    json_decref(j);
+    free(out);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "config.h"
 #include "http.h"
 #include "shard.h"
@@ -30,6 +31,9 @@ static const ts_setting_t settings[] = {
     { "worst", TS_SET_BOOL, "false", "top: highest delay first (the default)", 0, 0 },
     { "best", TS_SET_BOOL, "false", "top: lowest delay first", 0, 0 },
     { "n", TS_SET_INT, "10", "top: how many players (also -n N)", 1, 1000 },
+    { "from", TS_SET_STR, NULL, "history: from this server time (µs since the epoch)", 0, 0 },
+    { "to", TS_SET_STR, NULL, "history: to this server time (µs; default: now)", 0, 0 },
+    { "last", TS_SET_STR, "1h", "history: the last span, as 90s, 30m, 2h or 1d (when --from is not given)", 0, 0 },
 };
 
 typedef struct {
@@ -112,9 +116,11 @@ static int cmd_latency(const cli_t *cli, const char *id_text)
         rc = print_json(p);
     } else {
         time_t t = (time_t) (num(p, "updated_at_us") / 1000000);
-        char when[32] = "never";
+        char when[32] = "never", rate[48] = "not known yet";
         if (t > 0)
             strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+        if (json_is_integer(json_object_get(p, "clock_rate_ppm")))
+            snprintf(rate, sizeof rate, "%+lld ppm", (long long) num(p, "clock_rate_ppm"));
         printf("player      %llu\n"
                "shard       %d (%s)\n"
                "online      %s\n"
@@ -123,13 +129,101 @@ static int cmd_latency(const cli_t *cli, const char *id_text)
                "samples     %lld   invalid %lld   lost %lld\n"
                "client      rtt %.3f ms   offset %.3f ms\n"
                "lag flag    %s (%lld strikes)\n"
+               "clock rate  %s   speed flag %s\n"
                "updated     %s\n",
                id, k, cli->urls[k], yes(p, "online"), ms(num(p, "delay_us")), ms(num(p, "srtt_us")),
                ms(num(p, "rttvar_us")), ms(num(p, "rtt_us")), ms(num(p, "min_rtt_us")), (long long) num(p, "samples"),
                (long long) num(p, "invalid"), (long long) num(p, "lost"), ms(num(p, "client_rtt_us")),
-               ms(num(p, "client_offset_us")), yes(p, "lag_flag"), (long long) num(p, "lag_strikes"), when);
+               ms(num(p, "client_offset_us")), yes(p, "lag_flag"), (long long) num(p, "lag_strikes"), rate,
+               yes(p, "speed_flag"), when);
     }
     json_decref(p);
+    return rc;
+}
+
+/* "90s", "30m", "2h", "1d" (or plain seconds) in µs; 0 when it is not one. */
+static int64_t parse_span(const char *s)
+{
+    char *end;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || v <= 0)
+        return 0;
+    double unit = !*end || strcmp(end, "s") == 0 ? 1 : strcmp(end, "m") == 0 ? 60 : strcmp(end, "h") == 0 ? 3600
+                : strcmp(end, "d") == 0 ? 86400 : 0;
+    return (int64_t) (v * unit * 1e6);
+}
+
+static bool parse_time(const char *s, int64_t *out)
+{
+    char *end;
+    long long v = s ? strtoll(s, &end, 10) : 0;
+    *out = v;
+    return s && *s && !*end;
+}
+
+/* ticksync-admin history PLAYER: one line a step, and the p50 as a sparkline. */
+static int cmd_history(const cli_t *cli, const char *id_text, const char *from_text, const char *to_text,
+                       const char *last)
+{
+    char *end;
+    unsigned long long id = id_text ? strtoull(id_text, &end, 10) : 0;
+    int64_t to = ts_clock_real_us(), from, span = parse_span(last);
+    if (!id_text || *end || id == 0 || id_text[0] == '-') {
+        fprintf(stderr, "ticksync-admin: history needs a player id, a positive integer\n");
+        return 2;
+    }
+    if ((to_text && !parse_time(to_text, &to)) || (from_text && !parse_time(from_text, &from)) || (!from_text && !span)) {
+        fprintf(stderr, "ticksync-admin: history: --from and --to are µs since the epoch, --last a span like 30m\n");
+        return 2;
+    }
+    if (!from_text)
+        from = to - span;
+    int k = (int) ts_shard_of(id, (uint32_t) cli->count);
+    char path[160];
+    snprintf(path, sizeof path, "/v1/players/%llu/history?from=%lld&to=%lld", id, (long long) from, (long long) to);
+    int status = 0;
+    json_t *h = fetch(cli, k, path, &status);
+    if (!h)
+        return 1;
+    int rc = 0;
+    json_t *points = json_object_get(h, "points");
+    if (status == 404) {
+        fprintf(stderr, "ticksync-admin: player %llu is unknown to shard %d\n", id, k);
+        rc = 3;
+    } else if (status != 200) {
+        fprintf(stderr, "ticksync-admin: shard %d answered %d: %s\n", k, status,
+                json_string_value(json_object_get(h, "error")) ?: "?");
+        rc = 1;
+    } else if (cli->json) {
+        json_object_set_new(h, "shard", json_integer(k));
+        rc = print_json(h);
+    } else {
+        printf("player %llu, shard %d, steps of %lld s: %zu\n", id, k, (long long) num(h, "step_s"),
+               json_array_size(points));
+        printf("%-20s %9s %6s %9s %9s %9s %9s\n", "STEP (UTC)", "EXCHANGES", "LOST", "MIN_MS", "P50_MS", "MAX_MS",
+               "JITTER_MS");
+        json_int_t lo = 0, hi = 0;
+        for (size_t i = 0; i < json_array_size(points); i++) {
+            json_t *pt = json_array_get(points, i);
+            time_t t = (time_t) (num(pt, "t_us") / 1000000);
+            char when[32];
+            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", gmtime(&t));
+            printf("%-20s %9lld %6lld %9.3f %9.3f %9.3f %9.3f\n", when, (long long) num(pt, "exchanges"),
+                   (long long) num(pt, "lost"), ms(num(pt, "rtt_min_us")), ms(num(pt, "rtt_p50_us")),
+                   ms(num(pt, "rtt_max_us")), ms(num(pt, "jitter_us")));
+            json_int_t p50 = num(pt, "rtt_p50_us");
+            lo = i == 0 || p50 < lo ? p50 : lo;
+            hi = i == 0 || p50 > hi ? p50 : hi;
+        }
+        static const char *const bars[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+        printf("p50 %9.3f ms ", ms(lo));
+        for (size_t i = 0; i < json_array_size(points); i++) {
+            json_int_t p50 = num(json_array_get(points, i), "rtt_p50_us");
+            fputs(bars[hi > lo ? (int) ((p50 - lo) * 7 / (hi - lo)) : 0], stdout);
+        }
+        printf(" %.3f ms\n", ms(hi));
+    }
+    json_decref(h);
     return rc;
 }
 
@@ -300,7 +394,7 @@ int main(int argc, char **argv)
         return 1;
     for (int i = 0; i < argc; i++)
         args[i] = strcmp(argv[i], "-n") == 0 ? "--n" : argv[i];
-    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | top [--worst|--best] [-n N] | stats | keygen PATH",
+    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | history PLAYER [--from US --to US | --last 1h] | top [--worst|--best] [-n N] | stats | keygen PATH",
                                      "Asks the ticksync scene shards' admin APIs for player latency.",
                                      settings, sizeof settings / sizeof settings[0]);
     ts_config_rc_t rc = cfg ? ts_config_load(cfg, argc, args) : TS_CONFIG_BAD;
@@ -325,6 +419,9 @@ int main(int argc, char **argv)
             status = cmd_latency(&cli, ts_config_arg(cfg, 1));
         else if (strcmp(cmd, "top") == 0 && ts_config_argc(cfg) == 1)
             status = cmd_top(&cli, !ts_config_bool(cfg, "best"), (int) ts_config_int(cfg, "n"));
+        else if (strcmp(cmd, "history") == 0 && ts_config_argc(cfg) == 2)
+            status = cmd_history(&cli, ts_config_arg(cfg, 1), ts_config_str(cfg, "from"), ts_config_str(cfg, "to"),
+                                 ts_config_str(cfg, "last"));
         else if (strcmp(cmd, "stats") == 0 && ts_config_argc(cfg) == 1)
             status = cmd_stats(&cli);
         else if (strcmp(cmd, "keygen") == 0 && ts_config_argc(cfg) == 2)
