@@ -105,3 +105,42 @@ Test(store, a_database_of_the_first_schema_gains_the_clock_rate_columns, .init =
     cr_assert_eq(row.speed_flag, 1);
     scene_store_destroy(&s);
 }
+
+Test(store, history_steps_add_up_and_expire_in_small_batches, .init = setup, .fini = teardown)
+{
+    char err[TS_ERR_MAX];
+    scene_store_t *s = scene_store_new(path, err);
+    cr_assert_not_null(s, "%s", err);
+    scene_history_row_t h[2500];
+    for (int i = 0; i < 2500; i++)
+        h[i] = (scene_history_row_t) { .player_id = 7, .t_us = (int64_t) i * 60000000, .exchanges = 60, .lost = 1,
+                                        .rtt_min_us = 20000, .rtt_p50_us = 25000, .rtt_max_us = 40000, .jitter_us = 900 };
+    cr_assert_eq(scene_store_put_all(s, NULL, 0, h, 2500, err), 0, "%s", err);
+    /* the first step again: a scene stopped in its middle wrote it in two parts */
+    scene_history_row_t again = { .player_id = 7, .t_us = 0, .exchanges = 5, .lost = 0, .rtt_min_us = 15000,
+                                  .rtt_p50_us = 26000, .rtt_max_us = 50000, .jitter_us = 100 };
+    cr_assert_eq(scene_store_put_all(s, NULL, 0, &again, 1, err), 0, "%s", err);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT exchanges, lost, rtt_min_us, rtt_max_us FROM player_latency_history"
+                                        " WHERE player_id = 7 AND t_us = 0", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int64(st, 0), 65, "the parts add up");
+    cr_assert_eq(sqlite3_column_int64(st, 1), 1);
+    cr_assert_eq(sqlite3_column_int64(st, 2), 15000);
+    cr_assert_eq(sqlite3_column_int64(st, 3), 50000);
+    sqlite3_finalize(st);
+    /* older than step 2000: 2000 rows, at most 1000 a call */
+    cr_assert_eq(scene_store_expire_history(s, 2000LL * 60000000, 1000), 1000);
+    cr_assert_eq(scene_store_expire_history(s, 2000LL * 60000000, 1000), 1000);
+    cr_assert_eq(scene_store_expire_history(s, 2000LL * 60000000, 1000), 0, "nothing older is left");
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*), min(t_us) FROM player_latency_history", -1, &st, NULL),
+                 SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int64(st, 0), 500);
+    cr_assert_eq(sqlite3_column_int64(st, 1), 2000LL * 60000000);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    scene_store_destroy(&s);
+}
