@@ -17,6 +17,9 @@ services=$(docker-compose -f "$root/deploy/docker-compose.yml" --profile monitor
 
 echo "== promtool check config"
 promtool check config "$root/deploy/prometheus.yml" >/dev/null || fail "prometheus.yml"
+echo "== promtool check rules, test rules"
+promtool check rules "$root/deploy/prometheus/alerts.yml" >/dev/null || fail "alerts.yml"
+(cd "$root/deploy/prometheus" && promtool test rules alerts_test.yml >/dev/null) || fail "alerts_test.yml"
 
 echo "== systemd-analyze verify"
 sed "s#/usr/local/bin/#$build/gate/#" "$root/deploy/systemd/ticksync-gate.service" > "$tmp/ticksync-gate.service"
