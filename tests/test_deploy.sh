@@ -13,13 +13,32 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 echo "== docker-compose config"
 docker-compose -f "$root/deploy/docker-compose.yml" config -q || fail "compose file does not validate"
 services=$(docker-compose -f "$root/deploy/docker-compose.yml" --profile monitoring --profile tools config --services | sort | tr '\n' ' ')
-[ "$services" = "admin bot gate prometheus scene0 scene1 " ] || fail "services: $services"
+[ "$services" = "admin bot gate grafana prometheus scene0 scene1 " ] || fail "services: $services"
 
 echo "== promtool check config"
 promtool check config "$root/deploy/prometheus.yml" >/dev/null || fail "prometheus.yml"
 echo "== promtool check rules, test rules"
 promtool check rules "$root/deploy/prometheus/alerts.yml" >/dev/null || fail "alerts.yml"
 (cd "$root/deploy/prometheus" && promtool test rules alerts_test.yml >/dev/null) || fail "alerts_test.yml"
+
+echo "== the Grafana dashboard's queries, asked of a real Prometheus"
+# an empty Prometheus on loopback evaluates a valid query (to nothing) and
+# refuses one that does not parse or mixes types
+port=$((9300 + $$ % 600))
+printf 'global:\n  scrape_interval: 1h\n' > "$tmp/prom.yml"
+prometheus --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb" --web.listen-address="127.0.0.1:$port" \
+  >"$tmp/prom.log" 2>&1 &
+prom=$!
+for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/-/ready" >/dev/null 2>&1 && break; sleep 0.1; done
+nq=0
+while IFS= read -r q; do
+  nq=$((nq + 1))
+  answer=$(curl -s --get "http://127.0.0.1:$port/api/v1/query" --data-urlencode "query=$q")
+  [ "$(jq -r .status <<<"$answer")" = success ] || { kill $prom; fail "dashboard query: $q: $answer"; }
+done < <(jq -r '.panels[].targets[].expr' "$root/deploy/grafana/dashboards/ticksync.json")
+kill $prom; wait $prom 2>/dev/null || true
+[ "$nq" -ge 9 ] || fail "only $nq dashboard queries"
+echo "$nq queries ok"
 
 echo "== systemd-analyze verify"
 sed "s#/usr/local/bin/#$build/gate/#" "$root/deploy/systemd/ticksync-gate.service" > "$tmp/ticksync-gate.service"
