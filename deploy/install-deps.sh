@@ -8,7 +8,7 @@ pkgs=(build-essential cmake pkg-config libzmq3-dev libczmq-dev libmsgpack-dev li
       libsodium-dev libmicrohttpd-dev libjansson-dev libinih-dev sqlite3 curl)
 if [ "${1:-}" = --tests ]; then
   pkgs+=(libcriterion-dev prometheus docker-compose gnuplot-nox jq clang libclang-rt-14-dev systemd valgrind
-         python3-venv python3-pytest mono-mcs mono-runtime)
+         python3-venv python3-pytest mono-mcs mono-runtime chromium)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

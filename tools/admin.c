@@ -9,16 +9,21 @@
  * --scenes lists their endpoints: one player is asked of its own shard
  * (the gate's jump hash), lists and stats fan out and are merged. */
 #include <czmq.h>
+#include <errno.h>
 #include <jansson.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "config.h"
+#include "dashboard.h"
 #include "http.h"
 #include "shard.h"
+#include "signals.h"
 #include "token.h"
 
 #define SHARDS_MAX 256
@@ -33,6 +38,7 @@ static const ts_setting_t settings[] = {
     { "n", TS_SET_INT, "10", "top: how many players (also -n N)", 1, 1000 },
     { "from", TS_SET_STR, NULL, "history: from this server time (µs since the epoch)", 0, 0 },
     { "to", TS_SET_STR, NULL, "history: to this server time (µs; default: now)", 0, 0 },
+    { "listen", TS_SET_STR, "127.0.0.1:9180", "dashboard: the page's address, HOST:PORT", 0, 0 },
     { "last", TS_SET_STR, "1h", "history: the last span, as 90s, 30m, 2h or 1d (when --from is not given)", 0, 0 },
 };
 
@@ -139,6 +145,29 @@ static int cmd_latency(const cli_t *cli, const char *id_text)
     }
     json_decref(p);
     return rc;
+}
+
+/* ticksync-admin dashboard: serves the page until SIGINT or SIGTERM. */
+static int cmd_dashboard(const cli_t *cli, const char *listen)
+{
+    ts_signals_block();
+    int sig = ts_signals_fd();
+    char err[TS_ERR_MAX];
+    tools_dashboard_options_t o = { .listen = listen, .urls = cli->urls, .count = cli->count, .token = cli->token,
+                                    .timeout_ms = cli->timeout_ms };
+    tools_dashboard_t *d = sig >= 0 ? tools_dashboard_new(&o, err) : NULL;
+    if (!d) {
+        fprintf(stderr, "ticksync-admin: %s\n", sig < 0 ? "cannot watch signals" : err);
+        return 1;
+    }
+    fprintf(stderr, "ticksync-admin: dashboard on http://%s/ over %d shard%s (Ctrl-C stops)\n", listen, cli->count,
+            cli->count == 1 ? "" : "s");
+    struct pollfd p = { .fd = sig, .events = POLLIN };
+    while (poll(&p, 1, -1) < 0 && errno == EINTR)
+        ;
+    tools_dashboard_destroy(&d);
+    close(sig);
+    return 0;
 }
 
 /* "90s", "30m", "2h", "1d" (or plain seconds) in µs; 0 when it is not one. */
@@ -394,7 +423,7 @@ int main(int argc, char **argv)
         return 1;
     for (int i = 0; i < argc; i++)
         args[i] = strcmp(argv[i], "-n") == 0 ? "--n" : argv[i];
-    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | history PLAYER [--from US --to US | --last 1h] | top [--worst|--best] [-n N] | stats | keygen PATH",
+    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | history PLAYER [--from US --to US | --last 1h] | top [--worst|--best] [-n N] | stats | dashboard [--listen HOST:PORT] | keygen PATH",
                                      "Asks the ticksync scene shards' admin APIs for player latency.",
                                      settings, sizeof settings / sizeof settings[0]);
     ts_config_rc_t rc = cfg ? ts_config_load(cfg, argc, args) : TS_CONFIG_BAD;
@@ -422,6 +451,8 @@ int main(int argc, char **argv)
         else if (strcmp(cmd, "history") == 0 && ts_config_argc(cfg) == 2)
             status = cmd_history(&cli, ts_config_arg(cfg, 1), ts_config_str(cfg, "from"), ts_config_str(cfg, "to"),
                                  ts_config_str(cfg, "last"));
+        else if (strcmp(cmd, "dashboard") == 0 && ts_config_argc(cfg) == 1)
+            status = cmd_dashboard(&cli, ts_config_str(cfg, "listen"));
         else if (strcmp(cmd, "stats") == 0 && ts_config_argc(cfg) == 1)
             status = cmd_stats(&cli);
         else if (strcmp(cmd, "keygen") == 0 && ts_config_argc(cfg) == 2)
