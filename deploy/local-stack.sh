@@ -8,7 +8,8 @@
 #                         [--base-port P] [--build-dir DIR] [--data DIR]
 #
 # Ports (base P, default 7700): gate P (TCP and UDP), shards P+10 and P+11,
-# gate metrics P+1470 (9170 by default), shard admin APIs P+1471, P+1472.
+# gate metrics P+1470 (9170 by default), shard admin APIs P+1471, P+1472,
+# the operators' dashboard P+1480 (9180 by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,7 +31,7 @@ if [ ! -x "$build/gate/ticksync-gate" ] || [ ! -x "$build/tools/ticksync-bot" ];
   bash deploy/build.sh "$build"
 fi
 bin() { echo "$build/$1"; }
-gate_port=$base metrics_port=$((base + 1470))
+gate_port=$base metrics_port=$((base + 1470)) dashboard_port=$((base + 1480))
 scene_ports=($((base + 10)) $((base + 11))) admin_ports=($((base + 1471)) $((base + 1472)))
 admin_urls="http://127.0.0.1:${admin_ports[0]},http://127.0.0.1:${admin_ports[1]}"
 mkdir -p "$data"
@@ -73,12 +74,15 @@ for k in 0 1; do
 done
 wait_http "${admin_ports[0]}" /healthz
 wait_http "${admin_ports[1]}" /healthz
+start dashboard "$(bin tools/ticksync-admin)" --admin "$admin_urls" dashboard --listen "127.0.0.1:$dashboard_port"
 start gate "$(bin gate/ticksync-gate)" --listen "127.0.0.1:$gate_port" \
   --scenes "tcp://127.0.0.1:${scene_ports[0]},tcp://127.0.0.1:${scene_ports[1]}" --metrics "127.0.0.1:$metrics_port"
 wait_http "$metrics_port" /healthz
 start bot "$(bin tools/ticksync-bot)" --gate "127.0.0.1:$gate_port" --players "$players" --duration-s 0 \
   --up-ms 5-60 --down-ms 5-60 --jitter exponential --jitter-ms 2 --loss 0.01 --quiet
+wait_http "$dashboard_port" /healthz
 log "gate 127.0.0.1:$gate_port, shards $admin_urls, $players players; logs in $data/"
+log "dashboard: http://127.0.0.1:$dashboard_port/"
 
 admin() { "$(bin tools/ticksync-admin)" --admin "$admin_urls" "$@"; }
 started=$SECONDS
