@@ -349,13 +349,23 @@ static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
 
 static void refuse(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code, bool udp);
 
-/* An envelope whose batch the shard would not take: a SYNC_ACK's result
- * will not come, so it gets UNAVAILABLE now, as if the send had failed at
- * once. (A SYNC in it has had its SYNC_REPLY already: its ACK is refused
- * in turn.) */
+/* An envelope whose batch the shard would not take. An OPEN or CLOSE is
+ * queued again while the shard is up; otherwise it is dropped and counted.
+ * A SYNC_ACK's result will not come, so it gets UNAVAILABLE now, as if the
+ * send had failed at once. (A SYNC in it has had its SYNC_REPLY already:
+ * its ACK is refused in turn.) */
 static void on_unsent(void *arg, const ts_env_t *env)
 {
     gate_t *g = arg;
+    /* OPEN and CLOSE carry who is online. A gate that starts with its
+     * shards counts them up before ZeroMQ has connected (and a shard may
+     * still refuse for a moment after): those are not lost. */
+    int shard = gate_shards_route(g->shards, env->player_id);
+    if ((env->kind == TS_ENV_OPEN || env->kind == TS_ENV_CLOSE)
+        && gate_shards_up(g->shards, shard, ts_clock_mono_us())) {
+        gate_shards_send(g->shards, shard, env);
+        return;
+    }
     ts_metric_add(g->m.unsent, 1);
     gate_conn_t *c = gate_conntab_get(g->conns, env->conn);
     if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || gate_conn_player(c) != env->player_id)

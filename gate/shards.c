@@ -233,6 +233,8 @@ static size_t flush_one(gate_shards_t *self, shard_t *s)
             self->unsent(self->unsent_arg, &env);
     }
     free(copy);
+    if (s->batch_len)   /* the callback queued some again: retry in a while, not at once */
+        s->batch_due = ts_clock_mono_us() + GATE_SHARD_RETRY_US;
     return lost;
 }
 

@@ -25,6 +25,7 @@
 
 #define GATE_SHARD_PING_US  200000   /* PING every 200 ms */
 #define GATE_SHARD_DEAD_US  800000   /* no PONG for 800 ms: down */
+#define GATE_SHARD_RETRY_US 2000     /* a batch the shard refused, queued again, waits this long */
 
 typedef struct gate_shards_t gate_shards_t;
 

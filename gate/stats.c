@@ -29,7 +29,7 @@ int gate_stats_init(gate_stats_t *m, ts_metrics_t *reg)
     m->gone = ts_metrics_counter(reg, "ticksync_gate_replies_conn_gone_total", "scene replies for connections that have gone", NULL);
     m->late = ts_metrics_counter(reg, "ticksync_gate_results_late_total", "SYNC_RESULTs after their SYNC_ACK was answered UNAVAILABLE", NULL);
     m->bad_envelopes = ts_metrics_counter(reg, "ticksync_gate_bad_envelopes_total", "undecodable messages from scenes", NULL);
-    m->unsent = ts_metrics_counter(reg, "ticksync_gate_envelopes_unsent_total", "envelopes a shard would not take (no connection, or its queue full)", NULL);
+    m->unsent = ts_metrics_counter(reg, "ticksync_gate_envelopes_unsent_total", "envelopes dropped because a shard would not take them (no connection, or its queue full); OPEN and CLOSE are queued again while the shard is up", NULL);
     m->stalled = ts_metrics_counter(reg, "ticksync_gate_stalled_readers_total", "connections dropped for passing the output cap", NULL);
     m->inflight_full = ts_metrics_counter(reg, "ticksync_gate_inflight_full_total", "SYNCs refused because every exchange slot was in flight", NULL);
     static const double bounds[] = { 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 50e-3 };

@@ -103,8 +103,8 @@ void e2e_start_gate(e2e_stack_t *s, int k)
     wait_port(s->port[k], "gate");
 }
 
-void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, const char *const *gate_extra,
-                       const char *const *scene_extra)
+static void plan_cluster(e2e_stack_t *s, int scenes, int gates, const char *const *gate_extra,
+                         const char *const *scene_extra)
 {
     memset(s, 0, sizeof *s);
     s->scene_extra = scene_extra;
@@ -129,11 +129,26 @@ void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, c
         s->port[k] = base + 6 + 2 * k;
         s->metrics_port[k] = base + 7 + 2 * k;
     }
+}
+
+void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, const char *const *gate_extra,
+                       const char *const *scene_extra)
+{
+    plan_cluster(s, scenes, gates, gate_extra, scene_extra);
     for (int k = 0; run_scenes && k < scenes; k++)
         e2e_start_scene(s, k);
     for (int k = 0; k < gates; k++)
         e2e_start_gate(s, k);
     usleep(run_scenes ? 300000 : 1000000);   /* the gates' first PING round */
+}
+
+void e2e_start_cluster_cold(e2e_stack_t *s, int scenes, int gates)
+{
+    plan_cluster(s, scenes, gates, NULL, NULL);
+    for (int k = 0; k < gates; k++)
+        e2e_start_gate(s, k);
+    for (int k = 0; k < scenes; k++)
+        e2e_start_scene(s, k);
 }
 
 void e2e_start(e2e_stack_t *s, bool with_scene, const char *const *gate_extra)

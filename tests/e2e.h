@@ -29,6 +29,9 @@ typedef struct {
  * must outlive the stack). Waits until every gate accepts and has PINGed. */
 void e2e_start_cluster(e2e_stack_t *s, int scenes, int gates, bool run_scenes, const char *const *gate_extra,
                        const char *const *scene_extra);
+/* Gates first, then the shards, and no wait for the gates to have reached
+ * them: what a deploy that starts everything at once looks like. */
+void e2e_start_cluster_cold(e2e_stack_t *s, int scenes, int gates);
 /* One scene and one gate. */
 void e2e_start(e2e_stack_t *s, bool with_scene, const char *const *gate_extra);
 /* (Re)starts one process of the stack on its own ports and database, with

@@ -147,6 +147,31 @@ Test(shards, a_batch_lingers_for_company_until_it_is_due)
     gate_shards_destroy(&s);
 }
 
+static void requeue(void *arg, const ts_env_t *env)
+{
+    gate_shards_send(arg, 0, env);
+}
+
+/* What the gate does with a refused OPEN: it queues it again. The batch is
+ * then tried again GATE_SHARD_RETRY_US later, not on the next turn. */
+Test(shards, a_batch_queued_again_waits_before_it_is_retried)
+{
+    char err[TS_ERR_MAX];
+    gate_shards_t *s = gate_shards_new("tcp://127.0.0.1:1", NULL, NULL, ts_clock_mono_us(), err);
+    cr_assert_not_null(s, "%s", err);
+    gate_shards_on_unsent(s, requeue, s);
+    gate_shards_send(s, 0, &(ts_env_t) { .kind = TS_ENV_OPEN, .conn = 1, .player_id = 9 });
+    gate_shards_send(s, 0, &(ts_env_t) { .kind = TS_ENV_CLOSE, .conn = 1, .player_id = 9 });
+    int64_t before = ts_clock_mono_us();
+    cr_assert_eq(gate_shards_flush(s, INT64_MAX), 2, "refused: nothing listens there");
+    int64_t due = gate_shards_due(s);
+    cr_assert_geq(due, before + GATE_SHARD_RETRY_US, "queued again, due no sooner than the retry delay");
+    cr_assert_leq(due, ts_clock_mono_us() + GATE_SHARD_RETRY_US);
+    cr_assert_eq(gate_shards_flush(s, due - 1), 0, "not tried before it is due");
+    cr_assert_eq(gate_shards_flush(s, due), 2, "then tried again, both");
+    gate_shards_destroy(&s);
+}
+
 Test(shards, a_batch_no_shard_takes_is_handed_back_envelope_by_envelope)
 {
     uint64_t seqs[8] = { 0 };
