@@ -13,6 +13,7 @@
 #include "worker.h"
 
 #include <czmq.h>
+#include <pthread.h>
 
 #include "clock.h"
 #include "envelope.h"
@@ -429,6 +430,7 @@ static void sweep(state_t *st, int64_t now)
 static void worker_actor(zsock_t *pipe, void *args)
 {
     state_t st = { .opt = *(scene_worker_options_t *) args };
+    pthread_setname_np(pthread_self(), "ts-worker");
     st.to_router = (scene_sender_t) { .failed = st.opt.stats->send_failed_router, .log = st.opt.log, .to = "router" };
     st.to_writer = (scene_sender_t) { .failed = st.opt.stats->send_failed_writer, .log = st.opt.log, .to = "writer" };
     char ep[64];

@@ -3,6 +3,7 @@
 
 #include <czmq.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include "clock.h"
@@ -176,6 +177,7 @@ static void drain(state_t *st, zsock_t *inbox)
 static void writer_actor(zsock_t *pipe, void *args)
 {
     config_t *cfg = args;
+    pthread_setname_np(pthread_self(), "ts-store");   /* top -H, /proc/PID/task/TID/comm */
     state_t st = { .cfg = cfg };
     st.sender = (scene_sender_t) { .failed = cfg->stats->send_failed_worker, .log = cfg->log, .to = "worker" };
     zsock_t *inbox = zsock_new_pull("@" SCENE_EP_STORE);
