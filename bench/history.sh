@@ -27,11 +27,7 @@ base_bytes= base_rows=
 csv=bench/plots/history.csv
 echo "# step_s second store_cpu_percent" >"$csv"
 for step in 86400 60 5; do
-  rm -f "$WORK"/scene.db*
-  "$BUILD/scene/ticksync-scene" --bind "tcp://127.0.0.1:$((BASE + 10))" --admin "127.0.0.1:$((BASE + 11))" \
-    --db "$WORK/scene.db" --history-step-s "$step" --log-level warn 2>>"$WORK/scene.log" &
-  SCENE_PID=$!
-  wait_http $((BASE + 11))
+  start_scene --history-step-s "$step"
   t0=$(store_ticks "$SCENE_PID") w0=${EPOCHREALTIME/./}
   "$BUILD/bench/ticksync-storeload" --scene "tcp://127.0.0.1:$((BASE + 10))" --players "$players" \
     --rate "$rate" --duration-s "$secs" >"$WORK/load.out" &
@@ -46,8 +42,7 @@ for step in 86400 60 5; do
   out=$(cat "$WORK/load.out")
   t1=$(store_ticks "$SCENE_PID") w1=${EPOCHREALTIME/./}
   printf '\n\n' >>"$csv"
-  kill -TERM "$SCENE_PID" && wait "$SCENE_PID" || true
-  SCENE_PID=
+  stop_stack
   # the steps that ended while exchanges ran: step starts are multiples of
   # the step on the server's clock, and a player's step ends at its first
   # exchange in a later one
