@@ -13,6 +13,7 @@
 #include "udptag.h"
 #include "datagram.h"
 #include "frame.h"
+#include "ws.h"
 
 struct gate_conn_t {
     int               fd;
@@ -22,6 +23,7 @@ struct gate_conn_t {
     int               bad_messages;
     gate_bucket_t     bucket;
     ts_framer_t      *framer;
+    gate_ws_t        *ws;          /* a WebSocket connection's end; NULL: TCP frames */
     uint8_t          *out;         /* queued bytes out[out_off..out_len) */
     size_t            out_off, out_len, out_size, out_cap;
     int64_t           close_at;
@@ -68,6 +70,7 @@ void gate_conn_destroy(gate_conn_t **self_p)
     if (self->fd >= 0)
         close(self->fd);
     ts_framer_destroy(&self->framer);
+    gate_ws_destroy(&self->ws);
     gate_exchange_destroy(&self->exchanges);
     free(self->out);
     free(self);
@@ -152,12 +155,16 @@ static int emit(gate_conn_t *self, const uint8_t *bytes, size_t len)
     return queue(self, bytes, len);
 }
 
+/* One message, as a TCP frame or a WebSocket binary frame: either way it
+ * ends the bytes emitted, where stamp_replies finds a SYNC_REPLY's t3. */
 static int send_encoded(gate_conn_t *self, const ts_msg_t *msg)
 {
     uint8_t buf[TS_FRAME_HEADER + TS_FRAME_MAX];
     size_t n = ts_msg_encode(msg, buf + TS_FRAME_HEADER, TS_FRAME_MAX);
     if (n == 0)
         return -1;
+    if (self->ws)
+        return gate_ws_open(self->ws) ? gate_ws_send(self->ws, buf + TS_FRAME_HEADER, n) : 0;
     ts_frame_put_header(buf, (uint32_t) n);
     return emit(self, buf, TS_FRAME_HEADER + n);
 }
@@ -252,6 +259,8 @@ void gate_conn_close_after(gate_conn_t *self, int64_t deadline_us)
 {
     if (self->state == GATE_CONN_CLOSING || self->state == GATE_CONN_GONE)
         return;
+    if (self->ws)
+        gate_ws_close(self->ws, 1000);   /* a failed write shows at the flush */
     self->state = GATE_CONN_CLOSING;
     self->close_at = deadline_us;
     if (!gate_conn_has_output(self)) {
@@ -261,6 +270,33 @@ void gate_conn_close_after(gate_conn_t *self, int64_t deadline_us)
 }
 
 int64_t gate_conn_close_deadline(const gate_conn_t *self) { return self->close_at; }
+
+/* ---- WebSocket ------------------------------------------------------------ */
+
+static int ws_write(void *arg, const uint8_t *bytes, size_t len)
+{
+    return emit(arg, bytes, len);
+}
+
+int gate_conn_use_ws(gate_conn_t *self, const char *origins)
+{
+    gate_ws_io_t io = { .write = ws_write, .arg = self };
+    self->ws = gate_ws_new(origins, TS_FRAME_MAX, &io);
+    return self->ws ? 0 : -1;
+}
+
+bool gate_conn_is_ws(const gate_conn_t *self) { return self->ws != NULL; }
+bool gate_conn_ws_open(const gate_conn_t *self) { return self->ws && gate_ws_open(self->ws); }
+
+int gate_conn_feed_ws(gate_conn_t *self, const uint8_t *data, size_t len, gate_ws_message_fn *on_message, void *arg)
+{
+    return gate_ws_feed(self->ws, data, len, on_message, arg);
+}
+
+gate_ws_fault_t gate_conn_ws_fault(const gate_conn_t *self)
+{
+    return self->ws ? gate_ws_fault(self->ws) : GATE_WS_OK;
+}
 
 /* ---- UDP ------------------------------------------------------------------ */
 

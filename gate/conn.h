@@ -14,6 +14,7 @@
 #include "exchange.h"
 #include "msg.h"
 #include "udptag.h"
+#include "ws.h"
 
 typedef enum {
     GATE_CONN_NEW,       /* connected, no WELCOME yet */
@@ -81,6 +82,17 @@ void gate_conn_retire(gate_conn_t *self);
  * be closed at deadline_us (monotonic) or when the peer closes. */
 void    gate_conn_close_after(gate_conn_t *self, int64_t deadline_us);
 int64_t gate_conn_close_deadline(const gate_conn_t *self);
+
+/* WebSocket (gate/ws.h). use_ws makes this a WebSocket connection, before
+ * its first byte: its input goes through feed_ws instead of feed, and every
+ * message it is sent leaves as one binary frame; close_after sends a Close
+ * (1000) first. use_ws returns -1 when out of memory. feed_ws: as
+ * gate_ws_feed. */
+int  gate_conn_use_ws(gate_conn_t *self, const char *origins);
+bool gate_conn_is_ws(const gate_conn_t *self);
+bool gate_conn_ws_open(const gate_conn_t *self);   /* handshake answered 101, no Close sent */
+int  gate_conn_feed_ws(gate_conn_t *self, const uint8_t *data, size_t len, gate_ws_message_fn *on_message, void *arg);
+gate_ws_fault_t gate_conn_ws_fault(const gate_conn_t *self);
 
 /* UDP (PROTOCOL.md "Framing"). enable hands the connection the gate's UDP
  * socket (borrowed) and the udp_key its WELCOME carries. check is the tag

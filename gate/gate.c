@@ -58,13 +58,13 @@
 #define GATE_READ_BUDGET     2        /* reads per connection per turn (32 KiB) */
 
 /* epoll tags below any connection id (ids have a generation >= 1 on top). */
-enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_UDP = 3, TAG_SHARD = 16 };
+enum { TAG_LISTEN = 1, TAG_SIGNAL = 2, TAG_UDP = 3, TAG_WS_LISTEN = 4, TAG_SHARD = 16 };
 
 struct gate_t {
     gate_options_t   opt;
     ts_log_t        *log;
     gate_stats_t     m;
-    int              ep, listen_fd, signal_fd, udp_fd;
+    int              ep, listen_fd, signal_fd, udp_fd, ws_fd;
     gate_conntab_t  *conns;
     gate_shards_t   *shards;
     ts_decoder_t    *dec;             /* client messages are decoded into this */
@@ -99,7 +99,7 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     }
     g->opt = *opt;
     g->log = log;
-    g->ep = g->listen_fd = g->signal_fd = g->udp_fd = -1;
+    g->ep = g->listen_fd = g->signal_fd = g->udp_fd = g->ws_fd = -1;
     int64_t now = ts_clock_mono_us();
     g->conns = gate_conntab_new();
     g->dec = ts_decoder_new();
@@ -128,6 +128,11 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
         gate_destroy(&g);
         return NULL;
     }
+    if (opt->ws && ((g->ws_fd = gate_net_listen_tcp(&opt->ws_listen, opt->ws_listen_len, err)) < 0
+                    || epoll_add(g->ep, g->ws_fd, EPOLLIN, TAG_WS_LISTEN) < 0)) {
+        gate_destroy(&g);
+        return NULL;
+    }
     for (int i = 0; i < gate_shards_count(g->shards); i++)
         epoll_add(g->ep, gate_shards_fd(g->shards, i), EPOLLIN, TAG_SHARD + (uint64_t) i);
     gate_shards_on_unsent(g->shards, on_unsent, g);
@@ -148,6 +153,8 @@ void gate_destroy(gate_t **self_p)
         close(g->listen_fd);
     if (g->udp_fd >= 0)
         close(g->udp_fd);
+    if (g->ws_fd >= 0)
+        close(g->ws_fd);
     if (g->signal_fd >= 0)
         close(g->signal_fd);
     if (g->ep >= 0)
@@ -337,7 +344,7 @@ static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
     w.u.welcome.session_id = session;
     w.u.welcome.server_time = ts_clock_real_us();
     w.u.welcome.sync_interval_ms = g->opt.sync_interval_ms;
-    if (g->udp_fd >= 0) {
+    if (g->udp_fd >= 0 && !gate_conn_is_ws(c)) {   /* a browser has no UDP */
         randombytes_buf(w.u.welcome.udp_key, sizeof w.u.welcome.udp_key);
         w.u.welcome.has_udp_key = true;
         gate_conn_enable_udp(c, g->udp_fd, w.u.welcome.udp_key);
@@ -459,6 +466,68 @@ static void on_frame(gate_t *g, gate_conn_t *c, const uint8_t *body, size_t len,
     }
 }
 
+/* A read's bytes for a TCP connection: length-prefixed frames. */
+static void feed_tcp(gate_t *g, gate_conn_t *c, const uint8_t *data, size_t len, int64_t t2, int64_t now)
+{
+    size_t off = 0;
+    while (off < len) {
+        size_t used;
+        const uint8_t *body;
+        size_t body_len;
+        int rc = gate_conn_feed(c, data + off, len - off, &used, &body, &body_len);
+        off += used;
+        if (rc < 0) {
+            send_error(g, c, 0, (ts_error_t) -rc);
+            return;
+        }
+        if (rc == TS_FRAME_NEED_MORE)
+            return;
+        on_frame(g, c, body, body_len, t2, now);
+        if (gone(c) || gate_conn_state(c) == GATE_CONN_CLOSING)
+            return;
+    }
+}
+
+/* The frames of one read: what on_frame needs besides the body. */
+typedef struct {
+    gate_t      *g;
+    gate_conn_t *c;
+    int64_t      t2, now;
+} ws_read_t;
+
+/* One binary WebSocket message: a PROTOCOL.md message, as a TCP frame's
+ * body (an empty one is BAD_FRAME, as a TCP frame of length 0). */
+static void on_ws_message(void *arg, const uint8_t *body, size_t len)
+{
+    ws_read_t *r = arg;
+    if (gone(r->c) || gate_conn_state(r->c) == GATE_CONN_CLOSING)
+        return;
+    if (len == 0)
+        send_error(r->g, r->c, 0, TS_BAD_FRAME);
+    else
+        on_frame(r->g, r->c, body, len, r->t2, r->now);
+}
+
+/* A read's bytes for a WebSocket connection: the handshake, then frames,
+ * each message answered as on_frame answers a TCP frame. */
+static void feed_ws(gate_t *g, gate_conn_t *c, const uint8_t *data, size_t len, int64_t t2, int64_t now)
+{
+    ws_read_t r = { g, c, t2, now };
+    bool was_open = gate_conn_ws_open(c);
+    int rc = gate_conn_feed_ws(c, data, len, on_ws_message, &r);
+    if (!was_open && gate_conn_ws_open(c))
+        ts_metric_add(g->m.ws_upgraded, 1);
+    if (rc < 0) {
+        ts_metric_add(g->m.stalled, 1);
+        drop(g, c);
+    } else if (rc > 0) {
+        gate_ws_fault_t fault = gate_conn_ws_fault(c);
+        if (fault != GATE_WS_OK)
+            ts_metric_add(g->m.ws_faults[fault], 1);
+        close_gracefully(g, c);
+    }
+}
+
 /* Reads until the socket is empty, or until the connection has had its
  * share of this turn (GATE_READ_BUDGET reads): then it goes on the ready
  * list and gets its next share after everyone else's, so one flooding
@@ -488,23 +557,10 @@ static void on_readable(gate_t *g, gate_conn_t *c, bool hup)
             continue;   /* discarded */
         ts_arrival_clocks(arrived, &t2, &now);
         gate_conn_cork(c);   /* one write for this read's answers */
-        size_t off = 0;
-        while (off < (size_t) n) {
-            size_t used;
-            const uint8_t *body;
-            size_t body_len;
-            int rc = gate_conn_feed(c, buf + off, (size_t) n - off, &used, &body, &body_len);
-            off += used;
-            if (rc < 0) {
-                send_error(g, c, 0, (ts_error_t) -rc);
-                break;
-            }
-            if (rc == TS_FRAME_NEED_MORE)
-                break;
-            on_frame(g, c, body, body_len, t2, now);
-            if (gone(c) || gate_conn_state(c) == GATE_CONN_CLOSING)
-                break;
-        }
+        if (gate_conn_is_ws(c))
+            feed_ws(g, c, buf, (size_t) n, t2, now);
+        else
+            feed_tcp(g, c, buf, (size_t) n, t2, now);
         if (gone(c))
             return;
         if (gate_conn_uncork(c) < 0) {
@@ -545,10 +601,10 @@ static void on_datagrams(gate_t *g)
     }
 }
 
-static void on_accept(gate_t *g)
+static void on_accept(gate_t *g, bool ws)
 {
     for (;;) {
-        int fd = accept4(g->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept4(ws ? g->ws_fd : g->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE)
                 ts_log(g->log, TS_LOG_WARN, "accept_failed", "error=\"%s\"", strerror(errno));
@@ -562,11 +618,15 @@ static void on_accept(gate_t *g)
             close(fd);
             continue;
         }
+        if (ws && gate_conn_use_ws(c, g->opt.ws_origins) < 0) {
+            gate_conntab_retire(g->conns, gate_conn_id(c));
+            continue;
+        }
         if (epoll_add(g->ep, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, gate_conn_id(c)) < 0) {
             gate_conntab_retire(g->conns, gate_conn_id(c));
             continue;
         }
-        ts_metric_add(g->m.accepted, 1);
+        ts_metric_add(ws ? g->m.ws_accepted : g->m.accepted, 1);
         ts_metric_set(g->m.connections, (int64_t) gate_conntab_count(g->conns));
     }
 }
@@ -710,6 +770,11 @@ static void begin_shutdown(gate_t *g)
     epoll_ctl(g->ep, EPOLL_CTL_DEL, g->listen_fd, NULL);
     close(g->listen_fd);
     g->listen_fd = -1;
+    if (g->ws_fd >= 0) {
+        epoll_ctl(g->ep, EPOLL_CTL_DEL, g->ws_fd, NULL);
+        close(g->ws_fd);
+        g->ws_fd = -1;
+    }
     size_t cursor = 0;
     for (gate_conn_t *c; (c = gate_conntab_next(g->conns, &cursor));)
         if (gate_conn_state(c) != GATE_CONN_CLOSING)
@@ -719,8 +784,8 @@ static void begin_shutdown(gate_t *g)
 static void on_event(gate_t *g, const struct epoll_event *ev)
 {
     uint64_t tag = ev->data.u64;
-    if (tag == TAG_LISTEN) {
-        on_accept(g);
+    if (tag == TAG_LISTEN || tag == TAG_WS_LISTEN) {
+        on_accept(g, tag == TAG_WS_LISTEN);
     } else if (tag == TAG_UDP) {
         on_datagrams(g);
     } else if (tag == TAG_SIGNAL) {

@@ -25,6 +25,10 @@ typedef struct {
     size_t                  out_cap;           /* bytes queued per connection */
     int64_t                 batch_us;          /* how long envelopes for a shard may wait for company */
     bool                    udp;               /* also serve UDP on the listen port */
+    bool                    ws;                /* also serve WebSocket clients on ws_listen */
+    struct sockaddr_storage ws_listen;
+    socklen_t               ws_listen_len;
+    const char             *ws_origins;        /* allowed Origins, comma-separated; NULL or "*": any */
 } gate_options_t;
 
 typedef struct gate_t gate_t;

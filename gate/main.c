@@ -21,6 +21,8 @@ static const ts_setting_t settings[] = {
     { "sync-rate", TS_SET_INT, "20", "SYNC per second allowed per connection", 1, 1000000 },
     { "sync-interval-ms", TS_SET_INT, "1000", "sync interval advertised in WELCOME", 10, 3600000 },
     { "udp", TS_SET_BOOL, "true", "also take SYNC and SYNC_ACK over UDP on the listen port (--udp=false: off)", 0, 0 },
+    { "ws-listen", TS_SET_STR, NULL, "also serve WebSocket clients (browsers) on this address, HOST:PORT (none: off)", 0, 0 },
+    { "ws-origins", TS_SET_STR, "*", "the page origins a browser may connect from, comma-separated (\"https://game.example\"), or * for any", 0, 0 },
     { "curve-scene-cert", TS_SET_STR, NULL, "the scenes' CurveZMQ public certificates, one for all or one per shard, comma-separated (none: no encryption)", 0, 0 },
     { "curve-cert", TS_SET_STR, NULL, "this gate's CurveZMQ secret certificate (none: a fresh key pair at each start)", 0, 0 },
     { "batch-us", TS_SET_INT, "500", "microseconds envelopes for a shard may wait to share one ZeroMQ message (0: one per loop turn)", 0, 100000 },
@@ -58,6 +60,8 @@ int main(int argc, char **argv)
         .udp = ts_config_bool(cfg, "udp"),
         .curve_scene_certs = ts_config_str(cfg, "curve-scene-cert"),
         .curve_cert = ts_config_str(cfg, "curve-cert"),
+        .ws = ts_config_str(cfg, "ws-listen") != NULL,
+        .ws_origins = ts_config_str(cfg, "ws-origins"),
     };
     char err[TS_ERR_MAX];
     uint8_t *secret = NULL;
@@ -65,9 +69,14 @@ int main(int argc, char **argv)
         rc = ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));
     else if (ts_addr_parse(ts_config_str(cfg, "listen"), &opt.listen, &opt.listen_len, err) < 0)
         rc = ts_config_fail(cfg, "listen: %s", err);
+    else if (opt.ws && ts_addr_parse(ts_config_str(cfg, "ws-listen"), &opt.ws_listen, &opt.ws_listen_len, err) < 0)
+        rc = ts_config_fail(cfg, "ws-listen: %s", err);
     else if (ts_config_str(cfg, "secret-file")
              && !(secret = ts_token_read_secret(ts_config_str(cfg, "secret-file"), &opt.secret_len)))
         rc = ts_config_fail(cfg, "secret-file: cannot read '%s' (or it is empty)", ts_config_str(cfg, "secret-file"));
+    else if (!secret && opt.ws && !ts_addr_is_loopback(&opt.ws_listen) && !ts_config_bool(cfg, "allow-open"))
+        rc = ts_config_fail(cfg, "open mode (no --secret-file) refuses non-loopback address %s without --allow-open",
+                            ts_config_str(cfg, "ws-listen"));
     else if (opt.curve_cert && !opt.curve_scene_certs)
         rc = ts_config_fail(cfg, "curve-cert: only with curve-scene-cert");
     else if (!secret && !ts_addr_is_loopback(&opt.listen) && !ts_config_bool(cfg, "allow-open"))
@@ -93,8 +102,8 @@ int main(int argc, char **argv)
     ts_httpd_t *httpd = gate ? ts_httpd_new(&ho, err) : NULL;
     int status = 1;
     if (httpd) {
-        ts_log(log, TS_LOG_INFO, "listening", "listen=%s scenes=%s metrics=%s", ts_config_str(cfg, "listen"),
-               opt.scenes, ts_config_str(cfg, "metrics"));
+        ts_log(log, TS_LOG_INFO, "listening", "listen=%s ws_listen=%s scenes=%s metrics=%s", ts_config_str(cfg, "listen"),
+               opt.ws ? ts_config_str(cfg, "ws-listen") : "off", opt.scenes, ts_config_str(cfg, "metrics"));
         status = gate_run(gate);
     } else {
         fprintf(stderr, "ticksync-gate: %s\n", err);

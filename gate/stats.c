@@ -46,9 +46,21 @@ int gate_stats_init(gate_stats_t *m, ts_metrics_t *reg)
                                                "UDP datagrams dropped silently, by reason", l);
         ok = ok && m->udp_dropped[v];
     }
+    m->ws_accepted = ts_metrics_counter(reg, "ticksync_gate_ws_connections_accepted_total",
+                                        "WebSocket connections accepted (on --ws-listen)", NULL);
+    m->ws_upgraded = ts_metrics_counter(reg, "ticksync_gate_ws_handshakes_total",
+                                        "WebSocket handshakes answered 101", NULL);
+    for (int f = 1; f < GATE_WS_FAULTS; f++) {
+        char l[48];
+        snprintf(l, sizeof l, "reason=\"%s\"", gate_ws_fault_name((gate_ws_fault_t) f));
+        m->ws_faults[f] = ts_metrics_counter(reg, "ticksync_gate_ws_refused_total",
+                                             "WebSocket handshakes refused and connections closed for the client's fault, by reason", l);
+        ok = ok && m->ws_faults[f];
+    }
     ts_metric_t *const single[] = { m->accepted, m->connections, m->sessions, m->replaced, m->gone, m->late,
                                     m->bad_envelopes, m->stalled, m->inflight_full, m->unsent, m->inside,
-                                    m->udp_in, m->awaiting_depth, m->ready_depth, m->closing_depth };
+                                    m->udp_in, m->awaiting_depth, m->ready_depth, m->closing_depth,
+                                    m->ws_accepted, m->ws_upgraded };
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
         ok = ok && single[i];
     return ok ? 0 : -1;

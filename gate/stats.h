@@ -7,6 +7,7 @@
 #include "metrics.h"
 #include "msg.h"
 #include "udp.h"
+#include "ws.h"
 
 typedef struct {
     ts_metric_t *accepted, *connections, *sessions, *replaced;
@@ -15,6 +16,7 @@ typedef struct {
     ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full, *unsent;
     ts_metric_t *inside;                          /* t3 - t2 */
     ts_metric_t *udp_in, *udp_dropped[GATE_UDP_VERDICTS];
+    ts_metric_t *ws_accepted, *ws_upgraded, *ws_faults[GATE_WS_FAULTS];
     ts_metric_t *awaiting_depth, *ready_depth, *closing_depth;
 } gate_stats_t;
 

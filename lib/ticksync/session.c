@@ -9,7 +9,9 @@
 #include "datagram.h"
 #include "msg.h"
 #include "ticksync.h"
+#ifndef TICKSYNC_NO_UDP
 #include "udptag.h"
+#endif
 
 struct ticksync_session_t {
     ticksync_t              *clock;
@@ -173,6 +175,24 @@ void ticksync_session_server_rtt(const ticksync_session_t *self, int64_t *rtt, i
         *rttvar = self->rttvar;
 }
 
+/* A build without UDP (TICKSYNC_NO_UDP: WebAssembly, whose browser has no
+ * UDP socket, and which has no libsodium for the tag) wraps and unwraps
+ * nothing; WELCOME from a WebSocket gate carries no udp_key anyway. */
+#ifdef TICKSYNC_NO_UDP
+size_t ticksync_session_udp_wrap(const ticksync_session_t *self, const uint8_t *msg, size_t len, uint8_t *out,
+                                 size_t cap)
+{
+    (void) self, (void) msg, (void) len, (void) out, (void) cap;
+    return 0;
+}
+
+size_t ticksync_session_udp_unwrap(const ticksync_session_t *self, const uint8_t *dgram, size_t len,
+                                   const uint8_t **msg)
+{
+    (void) self, (void) dgram, (void) len, (void) msg;
+    return 0;
+}
+#else
 size_t ticksync_session_udp_wrap(const ticksync_session_t *self, const uint8_t *msg, size_t len, uint8_t *out,
                                  size_t cap)
 {
@@ -191,3 +211,4 @@ size_t ticksync_session_udp_unwrap(const ticksync_session_t *self, const uint8_t
     *msg = d.msg;
     return d.msg_len;
 }
+#endif
