@@ -209,15 +209,13 @@ void e2e_send_raw(int fd, const void *buf, size_t len)
     cr_assert_eq(send(fd, buf, len, MSG_NOSIGNAL), (ssize_t) len);
 }
 
-void e2e_send(int fd, const char *fmt, ...)
+/* Packs the msgpack array fmt describes (see e2e_send) into sb. */
+static void pack_fmt(msgpack_sbuffer *sb, const char *fmt, va_list ap)
 {
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
+    msgpack_sbuffer_init(sb);
     msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
     msgpack_pack_array(&pk, strlen(fmt));
-    va_list ap;
-    va_start(ap, fmt);
     for (const char *f = fmt; *f; f++) {
         if (*f == 'u')
             msgpack_pack_uint64(&pk, va_arg(ap, uint64_t));
@@ -231,11 +229,19 @@ void e2e_send(int fd, const char *fmt, ...)
             msgpack_pack_bin(&pk, n);
             msgpack_pack_bin_body(&pk, p, n);
         } else if (*f == 's') {
-            const char *s = va_arg(ap, const char *);
-            msgpack_pack_str(&pk, strlen(s));
-            msgpack_pack_str_body(&pk, s, strlen(s));
+            const char *str = va_arg(ap, const char *);
+            msgpack_pack_str(&pk, strlen(str));
+            msgpack_pack_str_body(&pk, str, strlen(str));
         }
     }
+}
+
+void e2e_send(int fd, const char *fmt, ...)
+{
+    msgpack_sbuffer sb;
+    va_list ap;
+    va_start(ap, fmt);
+    pack_fmt(&sb, fmt, ap);
     va_end(ap);
     uint8_t hdr[4] = { (uint8_t) (sb.size >> 24), (uint8_t) (sb.size >> 16), (uint8_t) (sb.size >> 8), (uint8_t) sb.size };
     e2e_send_raw(fd, hdr, 4);
@@ -448,4 +454,132 @@ bool e2e_file_contains(const char *path, const char *needle)
         found = strstr(line, needle) != NULL;
     fclose(f);
     return found;
+}
+
+/* ---- WebSocket ------------------------------------------------------------ */
+
+int e2e_ws_port(void)
+{
+    return 10000 + (int) (getpid() % 2200) * 10 + 5;   /* the one port of the ten plan_cluster leaves */
+}
+
+const char *e2e_ws_listen(void)
+{
+    static char addr[32];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", e2e_ws_port());
+    return addr;
+}
+
+int e2e_ws_open(int port, const char *origin, char *status, size_t cap)
+{
+    int fd = e2e_connect(port);
+    char req[512];
+    int n = snprintf(req, sizeof req,
+                     "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n%s%s%s\r\n",
+                     port, origin ? "Origin: " : "", origin ? origin : "", origin ? "\r\n" : "");
+    e2e_send_raw(fd, req, (size_t) n);
+    char resp[1024];
+    size_t have = 0;
+    int64_t deadline = e2e_mono_us() + 2000000;
+    while (have < sizeof resp - 1) {   /* byte by byte: frames may follow the response */
+        cr_assert(read_full(fd, (uint8_t *) resp + have, 1, deadline), "no handshake response");
+        have++;
+        if (have >= 4 && memcmp(resp + have - 4, "\r\n\r\n", 4) == 0)
+            break;
+    }
+    resp[have] = '\0';
+    snprintf(status, cap, "%s", resp);
+    return fd;
+}
+
+void e2e_ws_frame(int fd, bool fin, int opcode, const void *payload, size_t len, bool masked)
+{
+    uint8_t hdr[14];
+    size_t n = 0;
+    static const uint8_t mask[4] = { 0x9d, 0x02, 0x5e, 0xc4 };
+    hdr[n++] = (uint8_t) ((fin ? 0x80 : 0) | opcode);
+    uint8_t m = masked ? 0x80 : 0;
+    if (len < 126) {
+        hdr[n++] = (uint8_t) (m | len);
+    } else if (len <= 0xffff) {
+        hdr[n++] = m | 126;
+        hdr[n++] = (uint8_t) (len >> 8);
+        hdr[n++] = (uint8_t) len;
+    } else {
+        hdr[n++] = m | 127;
+        for (int i = 7; i >= 0; i--)
+            hdr[n++] = (uint8_t) ((uint64_t) len >> (8 * i));
+    }
+    if (masked) {
+        memcpy(hdr + n, mask, 4);
+        n += 4;
+    }
+    uint8_t *body = malloc(n + len + 1);
+    cr_assert_not_null(body);
+    memcpy(body, hdr, n);
+    for (size_t i = 0; i < len; i++)
+        body[n + i] = (uint8_t) (((const uint8_t *) payload)[i] ^ (masked ? mask[i % 4] : 0));
+    e2e_send_raw(fd, body, n + len);
+    free(body);
+}
+
+void e2e_ws_send(int fd, const char *fmt, ...)
+{
+    msgpack_sbuffer sb;
+    va_list ap;
+    va_start(ap, fmt);
+    pack_fmt(&sb, fmt, ap);
+    va_end(ap);
+    e2e_ws_frame(fd, true, 2, sb.data, sb.size, true);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+/* The next server frame: its opcode, and its payload in body (cap bytes). */
+static int ws_read_frame(int fd, uint8_t *body, size_t cap, size_t *len, int64_t deadline)
+{
+    uint8_t hdr[2];
+    if (!read_full(fd, hdr, 2, deadline))
+        return -1;
+    cr_assert_eq(hdr[1] & 0x80, 0, "a server frame is not masked");
+    size_t n = hdr[1] & 0x7f;
+    if (n == 126) {
+        uint8_t ext[2];
+        cr_assert(read_full(fd, ext, 2, deadline));
+        n = (size_t) ext[0] << 8 | ext[1];
+    }
+    cr_assert(n < 126 || (hdr[1] & 0x7f) == 126, "no 64-bit lengths from the gate");
+    cr_assert_leq(n, cap);
+    if (n && !read_full(fd, body, n, deadline))
+        return -1;
+    *len = n;
+    return hdr[0] & 0x0f;
+}
+
+bool e2e_ws_recv(int fd, msgpack_unpacked *out, int timeout_ms)
+{
+    int64_t deadline = e2e_mono_us() + timeout_ms * 1000LL;
+    static uint8_t body[4096];
+    size_t n;
+    int op = ws_read_frame(fd, body, sizeof body, &n, deadline);
+    if (op != 2)
+        return false;
+    size_t off = 0;
+    cr_assert_eq(msgpack_unpack_next(out, (const char *) body, n, &off), MSGPACK_UNPACK_SUCCESS);
+    cr_assert_eq(out->data.type, MSGPACK_OBJECT_ARRAY);
+    return true;
+}
+
+int e2e_ws_close_code(int fd, int timeout_ms)
+{
+    int64_t deadline = e2e_mono_us() + timeout_ms * 1000LL;
+    uint8_t body[4096];
+    size_t n;
+    for (;;) {
+        int op = ws_read_frame(fd, body, sizeof body, &n, deadline);
+        if (op < 0)
+            return -1;
+        if (op == 8)
+            return n >= 2 ? body[0] << 8 | body[1] : 1005;
+    }
 }

@@ -91,4 +91,20 @@ int64_t e2e_db_value(const char *db, uint64_t player, const char *column);
 /* Reads the next message and asserts it is ERROR code with seq. */
 void e2e_expect_error(int fd, int64_t seq, int64_t code);
 
+/* WebSocket (the gate's --ws-listen). ws_listen is "127.0.0.1:PORT" on a
+ * port of the test's own (e2e_ws_port), for a gate's flags. ws_open
+ * connects and sends the handshake (with Origin unless NULL); the
+ * response's head goes to status. ws_frame sends one frame as given;
+ * ws_send one masked binary frame holding the array fmt describes (as
+ * e2e_send); ws_recv reads one binary message (false on a Close, EOF or
+ * timeout); ws_close_code skips to the gate's Close and returns its code
+ * (-1: none came). */
+int         e2e_ws_port(void);
+const char *e2e_ws_listen(void);
+int  e2e_ws_open(int port, const char *origin, char *status, size_t cap);
+void e2e_ws_frame(int fd, bool fin, int opcode, const void *payload, size_t len, bool masked);
+void e2e_ws_send(int fd, const char *fmt, ...);
+bool e2e_ws_recv(int fd, msgpack_unpacked *out, int timeout_ms);
+int  e2e_ws_close_code(int fd, int timeout_ms);
+
 #endif
