@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""tests/test_browser.py - the demo page in Debian's headless Chromium,
+driven by Selenium and chromedriver, against the real gate and scene
+(bindings/stack.sh) and a static server for the page (serve.py):
+
+- the page syncs, and the server time it shows, and its now(), agree with
+  this host's real clock within 5 ms (loopback);
+- the player's row appears in the scene's admin API;
+- a hidden tab (another tab in front for 3 s) comes back with a burst of
+  exchanges and no backwards step; so does a page frozen and resumed;
+- a screenshot of the page is saved (TEST_OUT/demo.png).
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PKG = os.environ["TEST_PKG"]
+OUT = os.environ["TEST_OUT"]
+WS = os.environ["TICKSYNC_WS_GATE"]
+ADMIN = os.environ["TICKSYNC_ADMIN"]
+PLAYER = 4201
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def until(what, f, timeout=10.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        v = f()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def http_ok(url):
+    try:
+        with urllib.request.urlopen(url) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def clock_error_ms(driver, script):
+    """How far script's server time (ms) is from this host's real clock,
+    read between two reads of it: the tightest of five tries. Returns the
+    distance outside the bracket (0 when inside) and the bracket's width."""
+    best = None
+    for _ in range(5):
+        before = time.time() * 1000
+        v = driver.execute_script(script)
+        after = time.time() * 1000
+        if best is None or after - before < best[2] - best[0]:
+            best = (before, v, after)
+    before, v, after = best
+    outside = max(before - v, v - after, 0)
+    return outside, after - before, v
+
+
+def main():
+    port = free_port()
+    server = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "serve.py"), PKG, str(port)])
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
+        opts.add_argument(a)
+    driver = None
+    failures = 0
+    try:
+        until("the static server", lambda: http_ok(f"http://127.0.0.1:{port}/demo/index.html"))
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+        driver.set_script_timeout(10)
+        driver.get(f"http://127.0.0.1:{port}/demo/index.html?ws=ws://{WS}/&player={PLAYER}")
+        until("the page to sync", lambda: driver.execute_script(
+            "return window.ticksyncDemo && ticksyncDemo.client && ticksyncDemo.client.synced"), 15)
+
+        def check(name, f):
+            nonlocal failures
+            try:
+                f()
+                print(f"ok   {name}")
+            except AssertionError as e:
+                failures += 1
+                print(f"FAIL {name}: {e}")
+
+        def now_agrees():
+            outside, width, v = clock_error_ms(driver, "return ticksyncDemo.client.now()")
+            assert outside <= 5, f"now() {v:.3f} is {outside:.3f} ms outside the host's [{width:.3f} ms] bracket"
+            bound = driver.execute_script("return ticksyncDemo.client.errorBound()")
+            assert bound < 5, f"error bound {bound} ms"
+
+        def shown_agrees():
+            # what the page shows, moved on by how long ago it was shown
+            script = ("const el = document.getElementById('clock');"
+                      "return Number(el.dataset.serverMs) + (performance.now() - Number(el.dataset.shownAt));")
+            outside, width, v = clock_error_ms(driver, script)
+            assert outside <= 5, f"shown {v:.3f} is {outside:.3f} ms outside the host's [{width:.3f} ms] bracket"
+            text = driver.find_element("id", "clock").text
+            assert text.endswith(" UTC") and text.count(":") == 2, text
+            shown = time.strftime("%H:%M:", time.gmtime(v / 1000))
+            assert text.startswith(shown) or v % 60000 < 1000, f"{text} vs {shown}"
+
+        def row_in_admin():
+            def row():
+                try:
+                    with urllib.request.urlopen(f"http://{ADMIN}/v1/players/{PLAYER}") as r:
+                        body = json.load(r)
+                        return body if body.get("samples", 0) >= 4 and body.get("online") else None
+                except OSError:
+                    return None
+            body = until("the player's row", row)
+            assert 0 < body["srtt_us"] < 50000, body
+
+        def resumes_without_stepping_back(hide):
+            before = driver.execute_script("return [ticksyncDemo.client.stats().samples, ticksyncDemo.resumes]")
+            hide()
+            until("a burst of exchanges after the resume", lambda: driver.execute_script(
+                "return ticksyncDemo.client.stats().samples") >= before[0] + 4, 5)
+            state = driver.execute_script(
+                "return { backstep: ticksyncDemo.backstep, resumes: ticksyncDemo.resumes, hidden: ticksyncDemo.hidden }")
+            assert state["resumes"] > before[1], f"no resume seen: {state}"
+            assert state["backstep"] == 0, f"the shown time went back {state['backstep']} ms"
+            now_agrees()
+
+        def hidden_tab_then_back():
+            page = driver.current_window_handle
+            driver.switch_to.new_window("tab")
+            driver.get("about:blank")
+            time.sleep(3)
+            driver.close()
+            driver.switch_to.window(page)
+            hidden = driver.execute_script("return [document.visibilityState, ticksyncDemo.hidden]")
+            assert hidden[1] >= 1, f"the tab was never hidden: {hidden}"
+
+        def frozen_then_resumed():
+            driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "frozen"})
+            time.sleep(3)
+            driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
+
+        check("the page's now() agrees with the host's clock within 5 ms", now_agrees)
+        check("the shown server time agrees with the host's clock within 5 ms", shown_agrees)
+        check("the player's row appears in the admin API", row_in_admin)
+        check("a hidden tab resumes without a backwards step", lambda: resumes_without_stepping_back(hidden_tab_then_back))
+        check("a frozen page resumes without a backwards step", lambda: resumes_without_stepping_back(frozen_then_resumed))
+        time.sleep(2)   # a few points on the chart
+        shot = os.path.join(OUT, "demo.png")
+        driver.save_screenshot(shot)
+        print(f"screenshot: {shot}")
+        # the page's own errors (a freeze that drops the WebSocket is logged as network: it reconnects)
+        errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE" and e.get("source") != "network"]
+        check("no errors in the page's console", lambda: (_ for _ in ()).throw(AssertionError(errors)) if errors else None)
+    finally:
+        if driver:
+            driver.quit()
+        server.terminate()
+        server.wait()
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

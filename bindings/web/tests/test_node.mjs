@@ -1,0 +1,102 @@
+// tests/test_node.mjs - the ES module under Node.js against the real gate's
+// WebSocket edge (bindings/stack.sh's TICKSYNC_WS_GATE): it syncs to the
+// host's clock within 5 ms, never runs back, gets the server's own round
+// trip, answers the timeline, puts the player's row in the admin API, and
+// takes a refusal (no token, a gate with a secret) as final.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+
+const pkg = process.env.TEST_PKG;   // the built package, as npm would install it
+const { connect } = await import(`${pkg}/ticksync.mjs`);
+const wasmBinary = fs.readFileSync(`${pkg}/ticksync_wasm.wasm`);
+// Node.js has a WebSocket from 22 (20 behind a flag); else Debian's node-ws.
+const WebSocket = globalThis.WebSocket || createRequire(import.meta.url)('/usr/share/nodejs/ws');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what, f, ms = 5000) {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(20))
+    if (await f())
+      return;
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+async function adminGet(path) {
+  const r = await fetch(`http://${process.env.TICKSYNC_ADMIN}${path}`);
+  return { status: r.status, body: r.status === 200 ? await r.json() : null };
+}
+
+let failed = 0;
+async function test(name, f) {
+  try {
+    await f();
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}\n${e.stack || e}`);
+  }
+}
+
+await test('syncs to the host clock within 5 ms, and never runs back', async () => {
+  const c = await connect(`ws://${process.env.TICKSYNC_WS_GATE}/`, { playerId: 4101, wasmBinary, WebSocket });
+  await until('synced', () => c.synced);
+  assert.equal(c.state, 'welcomed');
+  let best = null;
+  for (let i = 0; i < 5; i++) {   // between two reads of the host's clock; the tightest try
+    const before = Date.now(), v = c.now(), after = Date.now();
+    if (!best || after - before < best.after - best.before)
+      best = { before, v, after };
+  }
+  assert.ok(best.v >= best.before - 5 && best.v <= best.after + 5,
+            `now() ${best.v} vs host [${best.before}, ${best.after}]`);
+  assert.ok(c.errorBound() < 5, `error bound ${c.errorBound()} ms`);
+  let last = 0;
+  for (const end = Date.now() + 1000; Date.now() < end;) {
+    const v = c.now();
+    assert.ok(v >= last, `now() went back ${last - v} ms`);
+    last = v;
+    await sleep(0);
+  }
+  await until('a SYNC_RESULT', () => c.serverRtt() !== null);
+  const s = c.serverRtt();
+  assert.ok(s.rtt > 0 && s.rtt < 50 && s.srtt > 0, JSON.stringify(s));
+  assert.ok(c.stats().accepted >= 4, JSON.stringify(c.stats()));
+  await until('the row in the admin API', async () => {
+    const r = await adminGet('/v1/players/4101');
+    return r.status === 200 && r.body.samples >= 4 && r.body.online === true;
+  });
+  c.close();
+});
+
+await test('answers the timeline', async () => {
+  const c = await connect(`ws://${process.env.TICKSYNC_WS_GATE}/`, {
+    playerId: 4102, wasmBinary, WebSocket, ticks: { tickMs: 50, epochMs: 0 } });
+  await until('synced', () => c.synced);
+  const t = c.serverTick();
+  assert.equal(t.tick, Math.floor(c.now() / 50), 'tick = floor(now / 50 ms)');
+  assert.ok(t.fraction >= 0 && t.fraction < 1);
+  const input = c.inputTick();
+  assert.ok(input > t.tick && input <= t.tick + 3, `input ${input} for server tick ${t.tick}`);
+  const render = c.renderTime();
+  assert.ok(render < c.now() && render > c.now() - 500, `render ${c.now() - render} ms behind`);
+  const scale = c.timeScale(input, 0);
+  assert.ok(scale >= 0.95 && scale <= 1.05, `scale ${scale}`);
+  assert.ok(c.jitter() >= 0);
+  const resumes = c.stats().samples;
+  c.resync();
+  await until('a burst after resync', () => c.stats().samples >= resumes + 3, 2000);
+  c.close();
+});
+
+await test('a refused session stays closed and does not come back', async () => {
+  const c = await connect(`ws://${process.env.TICKSYNC_SECURE_WS_GATE}/`, { playerId: 4103, wasmBinary, WebSocket });
+  await until('the refusal', () => c.refused !== undefined);
+  assert.equal(c.refused, 'UNAUTHORIZED');
+  assert.equal(c.state, 'closed');
+  assert.equal(c.now(), 0);
+  await sleep(500);
+  assert.equal(c.connects, 1, 'no reconnect after a refusal');
+  c.close();
+});
+
+process.exit(failed ? 1 : 0);
