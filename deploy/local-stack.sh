@@ -7,9 +7,11 @@
 #   deploy/local-stack.sh [--players N] [--duration S] [--no-table]
 #                         [--base-port P] [--build-dir DIR] [--data DIR]
 #
-# Ports (base P, default 7700): gate P (TCP and UDP), shards P+10 and P+11,
-# gate metrics P+1470 (9170 by default), shard admin APIs P+1471, P+1472,
-# the operators' dashboard P+1480 (9180 by default).
+# Ports (base P, default 7700): gate P (TCP and UDP) and P+2 (WebSocket),
+# shards P+10 and P+11, gate metrics P+1470 (9170 by default), shard admin
+# APIs P+1471, P+1472, the operators' dashboard P+1480 (9180 by default),
+# the browser demo P+1490 (9190 by default; when libticksync for the
+# browser is built, which needs emscripten).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +33,8 @@ if [ ! -x "$build/gate/ticksync-gate" ] || [ ! -x "$build/tools/ticksync-bot" ];
   bash deploy/build.sh "$build"
 fi
 bin() { echo "$build/$1"; }
-gate_port=$base metrics_port=$((base + 1470)) dashboard_port=$((base + 1480))
+gate_port=$base ws_port=$((base + 2)) metrics_port=$((base + 1470)) dashboard_port=$((base + 1480))
+demo_port=$((base + 1490)) web=$build/bindings/web/pkg
 scene_ports=($((base + 10)) $((base + 11))) admin_ports=($((base + 1471)) $((base + 1472)))
 admin_urls="http://127.0.0.1:${admin_ports[0]},http://127.0.0.1:${admin_ports[1]}"
 mkdir -p "$data"
@@ -76,13 +79,25 @@ wait_http "${admin_ports[0]}" /healthz
 wait_http "${admin_ports[1]}" /healthz
 start dashboard "$(bin tools/ticksync-admin)" --admin "$admin_urls" dashboard --listen "127.0.0.1:$dashboard_port"
 start gate "$(bin gate/ticksync-gate)" --listen "127.0.0.1:$gate_port" \
-  --scenes "tcp://127.0.0.1:${scene_ports[0]},tcp://127.0.0.1:${scene_ports[1]}" --metrics "127.0.0.1:$metrics_port"
+  --scenes "tcp://127.0.0.1:${scene_ports[0]},tcp://127.0.0.1:${scene_ports[1]}" --metrics "127.0.0.1:$metrics_port" \
+  --ws-listen "127.0.0.1:$ws_port"
 wait_http "$metrics_port" /healthz
+demo=""
+if [ -f "$web/ticksync_wasm.wasm" ]; then
+  start web python3 bindings/web/serve.py "$web" "$demo_port"
+  wait_http "$demo_port" /demo/index.html
+  demo="http://127.0.0.1:$demo_port/demo/index.html?ws=ws://127.0.0.1:$ws_port/"
+fi
 start bot "$(bin tools/ticksync-bot)" --gate "127.0.0.1:$gate_port" --players "$players" --duration-s 0 \
   --up-ms 5-60 --down-ms 5-60 --jitter exponential --jitter-ms 2 --loss 0.01 --quiet
 wait_http "$dashboard_port" /healthz
-log "gate 127.0.0.1:$gate_port, shards $admin_urls, $players players; logs in $data/"
+log "gate 127.0.0.1:$gate_port (WebSocket 127.0.0.1:$ws_port), shards $admin_urls, $players players; logs in $data/"
 log "dashboard: http://127.0.0.1:$dashboard_port/"
+if [ -n "$demo" ]; then
+  log "browser demo: $demo"
+else
+  log "browser demo: not built (libticksync for the browser needs emscripten: bash deploy/install-deps.sh)"
+fi
 
 admin() { "$(bin tools/ticksync-admin)" --admin "$admin_urls" "$@"; }
 started=$SECONDS

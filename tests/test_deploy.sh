@@ -60,6 +60,8 @@ out=$(bash "$root/deploy/local-stack.sh" --no-table --duration 5 --players 60 --
         --build-dir "$build" --data "$tmp/stack" 2>&1) || fail "local-stack: $out"
 echo "$out" | grep -q "stopped cleanly" || fail "no clean stop: $out"
 echo "$out" | grep -q "dashboard: http://127.0.0.1:$((base + 1480))/" || fail "no dashboard URL: $out"
+echo "$out" | grep -q "browser demo: http://127.0.0.1:$((base + 1490))/demo/index.html?ws=ws://127.0.0.1:$((base + 2))/" \
+  || fail "no browser demo URL: $out"
 online=$(echo "$out" | awk '$1 == "all" { print $2 }')
 [ "${online:-0}" -eq 60 ] || fail "expected 60 players online across the shards: $out"
 for k in 0 1; do

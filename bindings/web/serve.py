@@ -4,6 +4,7 @@ with the types a browser insists on for ES modules and WebAssembly: the
 static server of the demo page and of its browser test."""
 import functools
 import http.server
+import signal
 import sys
 
 
@@ -18,8 +19,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 def main():
     root, port = sys.argv[1], int(sys.argv[2])
     handler = functools.partial(Handler, directory=root)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))   # a clean stop, as the stack's other servers
     with http.server.ThreadingHTTPServer(('127.0.0.1', port), handler) as httpd:
-        httpd.serve_forever()
+        try:
+            httpd.serve_forever()
+        except KeyboardInterrupt:
+            pass
 
 
 if __name__ == '__main__':
