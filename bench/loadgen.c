@@ -17,6 +17,9 @@
  *                 seconds (the concurrency benchmark reads RSS meanwhile).
  *   --sources A,B source addresses to spread connections over (127.0.0.x),
  *                 since one address has ~28k ephemeral ports.
+ *   --ws          speak WebSocket to the gate's --ws-listen (wslay's client
+ *                 end, masked frames): the handshake, then each message as
+ *                 one binary frame; the rest as above.
  *   --percentiles FILE  writes t3 - t2 at percentiles from the median to 99.99
  *                 (one "percentile 1/(1-p) microseconds" line each), for
  *                 a latency-by-percentile plot.
@@ -35,6 +38,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <wslay/wslay.h>
 
 #include "addr.h"
 #include "clock.h"
@@ -57,6 +61,7 @@ static const ts_setting_t settings[] = {
     { "sources", TS_SET_STR, "127.0.0.1", "source addresses, comma-separated", 0, 0 },
     { "exchanges", TS_SET_INT, "0", "stop after this many exchanges (or frames back with --echo); 0: by time", 0, 1L << 40 },
     { "json", TS_SET_BOOL, "false", "summary as JSON", 0, 0 },
+    { "ws", TS_SET_BOOL, "false", "speak WebSocket (the gate's --ws-listen) instead of TCP frames", 0, 0 },
     { "percentiles", TS_SET_STR, "", "write t3-t2 by percentile to this file", 0, 0 },
 };
 
@@ -68,6 +73,11 @@ typedef struct {
     bool         welcomed, idle;
     uint8_t      out[2048];
     size_t       out_len;
+    wslay_event_context_ptr ws;   /* --ws: the WebSocket client end */
+    bool         upgraded;        /* the 101 has been read */
+    size_t       head_seen;       /* bytes of the 101's head read so far */
+    const uint8_t *in;            /* this read's bytes not yet given to wslay */
+    size_t       in_len;
 } conn_t;
 
 typedef struct {
@@ -84,10 +94,62 @@ typedef struct {
 
 #define INSIDE_MAX 100000
 
+static lg_t *the_lg;   /* for wslay's callbacks, whose user data is a connection's index */
+static void on_frame(lg_t *g, int i, const uint8_t *body, size_t len);
+
+static ssize_t ws_send_cb(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags, void *arg)
+{
+    (void) flags;
+    conn_t *c = &the_lg->c[(intptr_t) arg];
+    if (c->out_len + len > sizeof c->out) {
+        wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+        return -1;
+    }
+    memcpy(c->out + c->out_len, data, len);
+    c->out_len += len;
+    return (ssize_t) len;
+}
+
+static ssize_t ws_recv_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *arg)
+{
+    (void) flags;
+    conn_t *c = &the_lg->c[(intptr_t) arg];
+    if (c->in_len == 0) {
+        wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+        return -1;
+    }
+    size_t n = len < c->in_len ? len : c->in_len;
+    memcpy(buf, c->in, n);
+    c->in += n;
+    c->in_len -= n;
+    return (ssize_t) n;
+}
+
+static int ws_mask_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, void *arg)
+{
+    (void) ctx, (void) arg;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (uint8_t) ts_prng_next(&the_lg->rng);
+    return 0;
+}
+
+static void ws_msg_cb(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *a, void *arg)
+{
+    (void) ctx;
+    if (a->opcode == WSLAY_BINARY_FRAME)
+        on_frame(the_lg, (int) (intptr_t) arg, a->msg, a->msg_length);
+}
+
 static void queue_msg(lg_t *g, conn_t *c, const ts_msg_t *m)
 {
     uint8_t body[256];
     size_t n = ts_msg_encode(m, body, sizeof body);
+    if (c->ws) {
+        struct wslay_event_msg msg = { .opcode = WSLAY_BINARY_FRAME, .msg = body, .msg_length = n };
+        if (!n || wslay_event_queue_msg(c->ws, &msg) != 0 || wslay_event_send(c->ws) != 0)
+            g->errors++;
+        return;
+    }
     if (!n || c->out_len + TS_FRAME_HEADER + n > sizeof c->out) {
         g->errors++;
         return;
@@ -185,7 +247,19 @@ static void on_readable(lg_t *g, int i)
     conn_t *c = &g->c[i];
     uint8_t buf[16384];
     ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
-    if (n > 0) {
+    if (n > 0 && c->ws) {
+        size_t at = 0;
+        while (!c->upgraded && at < (size_t) n) {   /* the 101's head: up to its blank line */
+            static const char blank[] = "\r\n\r\n";
+            c->head_seen = buf[at++] == (uint8_t) blank[c->head_seen % 4] ? c->head_seen + 1
+                         : buf[at - 1] == '\r' ? 1 : 0;
+            c->upgraded = c->head_seen == 4;
+        }
+        c->in = buf + at;
+        c->in_len = (size_t) n - at;
+        if (c->upgraded && (wslay_event_recv(c->ws) != 0 || wslay_event_send(c->ws) != 0))
+            g->errors++;
+    } else if (n > 0) {
         for (size_t at = 0; at < (size_t) n;) {
             size_t used, len;
             const uint8_t *body;
@@ -241,6 +315,16 @@ static int open_conns(lg_t *g, const ts_config_t *cfg)
         c->framer = ts_framer_new();
         c->player = first + (uint64_t) i;
         c->next_seq = 1;
+        if (ts_config_bool(cfg, "ws")) {   /* the handshake first; the frames may follow it at once */
+            struct wslay_event_callbacks cb = { .recv_callback = ws_recv_cb, .send_callback = ws_send_cb,
+                                                .genmask_callback = ws_mask_cb, .on_msg_recv_callback = ws_msg_cb };
+            if (wslay_event_context_client_init(&c->ws, &cb, (void *) (intptr_t) i) != 0)
+                return -1;
+            c->out_len = (size_t) snprintf((char *) c->out, sizeof c->out,
+                                           "GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
+                                           "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                                           "Sec-WebSocket-Version: 13\r\n\r\n", ts_config_str(cfg, "target"));
+        }
         struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t) i };
         epoll_ctl(g->ep, EPOLL_CTL_ADD, c->fd, &ev);
         if (g->echo) {
@@ -299,8 +383,9 @@ int main(int argc, char **argv)
         r.rlim_cur = r.rlim_max;
         setrlimit(RLIMIT_NOFILE, &r);
     }
-    lg_t g = { .n = (int) ts_config_int(cfg, "conns"), .window = (int) ts_config_int(cfg, "window"),
-               .echo = ts_config_bool(cfg, "echo") };
+    static lg_t g;   /* static: wslay's callbacks reach it through the_lg */
+    g = (lg_t) { .n = (int) ts_config_int(cfg, "conns"), .window = (int) ts_config_int(cfg, "window"),
+                 .echo = ts_config_bool(cfg, "echo") };
     long rate = ts_config_int(cfg, "rate"), hold = ts_config_int(cfg, "hold-s");
     uint64_t stop_after = (uint64_t) ts_config_int(cfg, "exchanges");
     g.c = calloc((size_t) g.n, sizeof *g.c);
@@ -308,6 +393,8 @@ int main(int argc, char **argv)
     if (rate > 0 || hold > 0)
         g.idle = calloc((size_t) g.n, sizeof *g.idle);
     g.ep = epoll_create1(0);
+    the_lg = &g;
+    g.rng = 0x7469636b73796e63ULL;
     if (!g.c || !g.inside || open_conns(&g, cfg) < 0)
         return 1;
     int64_t start = ts_clock_mono_us(), warm = start + (stop_after ? 0 : ts_config_int(cfg, "warmup-s") * 1000000);
@@ -381,6 +468,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < g.n; i++) {
         close(g.c[i].fd);
         ts_framer_destroy(&g.c[i].framer);
+        if (g.c[i].ws)
+            wslay_event_context_free(g.c[i].ws);
     }
     free(g.c);
     free(g.inside);
