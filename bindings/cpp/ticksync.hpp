@@ -96,6 +96,7 @@ public:
         return ticksync_time_scale(c_, &c, local.count(), client_tick, client_fraction);
     }
     void resync() { ticksync_resync(c_); }
+    void resume() { ticksync_resume(c_); }   // back from pause or the background: counted, then a burst
 
     ticksync_t *get() const noexcept { return c_; }
 

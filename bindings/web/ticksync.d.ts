@@ -82,6 +82,8 @@ export declare class TicksyncClient {
   lastError(): string;
   /** A burst of exchanges now. */
   resync(): void;
+  /** The game was paused or in the background: counted in stats().resumes, and a burst follows. A tab shown again, or a page resumed from frozen, does this itself. */
+  resume(): void;
   setTicks(tickMs: number, epochMs?: number, margin?: number, maxScale?: number): void;
   /** The tick the server simulates now, and how far into it (0..1). */
   serverTick(): { tick: number; fraction: number };

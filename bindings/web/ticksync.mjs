@@ -75,10 +75,11 @@ export class TicksyncClient {
     this._ticks = mod._malloc(32);      // ticksync_ticks_t
     const t = options.ticks || { tickMs: 1000 / 60, epochMs: 0 };
     this.setTicks(t.tickMs, t.epochMs, t.margin, t.maxScale);
-    this._onVisible = () => { if (typeof document === 'undefined' || document.visibilityState === 'visible') this.resync(); };
+    this._onVisible = () => { if (document.visibilityState === 'visible') this.resume(); };
+    this._onResume = () => this.resume();
     if (typeof document !== 'undefined') {
       document.addEventListener('visibilitychange', this._onVisible);
-      document.addEventListener('resume', this._onVisible);   // the page was frozen
+      document.addEventListener('resume', this._onResume);   // the page was frozen
     }
     this._open();
   }
@@ -163,7 +164,7 @@ export class TicksyncClient {
       this._ws.close(1000);
     if (typeof document !== 'undefined') {
       document.removeEventListener('visibilitychange', this._onVisible);
-      document.removeEventListener('resume', this._onVisible);
+      document.removeEventListener('resume', this._onResume);
     }
     const m = this._m;
     const p = m._malloc(4);
@@ -225,6 +226,8 @@ export class TicksyncClient {
   lastError() { return ERRORS[this._m._ticksync_session_last_error(this._session)] || ''; }
   /** A burst of exchanges now (after a level load, say). */
   resync() { this._m._ticksync_resync(this._clock); this._pump(); }
+  /** The game was paused or in the background: counted in stats().resumes, and a burst follows (a tab shown again does this itself). */
+  resume() { this._m._ticksync_resume(this._clock); this._pump(); }
 
   // ---- the timeline ----------------------------------------------------------
 

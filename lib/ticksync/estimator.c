@@ -781,6 +781,13 @@ void ticksync_resync(ticksync_t *self)
     self->burst_left = self->cfg.burst;
 }
 
+void ticksync_resume(ticksync_t *self)
+{
+    self->stats.resumes++;
+    self->asked_local = 0;   /* the gap the next ask sees is this resume's, counted once */
+    ticksync_resync(self);
+}
+
 ticksync_timeline_t *ticksync_timeline_of(ticksync_t *self)
 {
     return &self->timeline;

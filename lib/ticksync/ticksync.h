@@ -177,6 +177,10 @@ TICKSYNC_API double  ticksync_time_scale(ticksync_t *clock, const ticksync_ticks
 /* Starts a burst of exchanges now (a manual re-sync, after a reconnect or a
  * level load). */
 TICKSYNC_API void    ticksync_resync(ticksync_t *clock);
+/* The game says it was paused or in the background (a tab shown again, an
+ * app back from suspension): as a gap the clock notices itself, it counts
+ * in ticksync_stats_t.resumes and starts a burst. */
+TICKSYNC_API void    ticksync_resume(ticksync_t *clock);
 
 /* ---- the protocol session --------------------------------------------- */
 

@@ -23,6 +23,8 @@ def test_the_clock_estimates_from_exchanges():
         assert c.delay == 10000
         assert c.error_bound(200000) >= 0
         assert c.stats()["accepted"] == 2
+        c.resume()   # the game says it was in the background
+        assert c.stats()["resumes"] == 1
 
 
 def test_bad_arguments_are_clear_exceptions():

@@ -89,6 +89,7 @@ _input_tick = _fn("ticksync_input_tick", _i64, _p, ctypes.POINTER(_Ticks), _i64)
 _render_time = _fn("ticksync_render_time", _i64, _p, ctypes.POINTER(_Ticks), _i64)
 _time_scale = _fn("ticksync_time_scale", ctypes.c_double, _p, ctypes.POINTER(_Ticks), _i64, _i64, ctypes.c_double)
 _resync = _fn("ticksync_resync", None, _p)
+_resume = _fn("ticksync_resume", None, _p)
 _client_new = _fn("ticksync_client_new", _p, ctypes.POINTER(_ClientOptions), ctypes.c_char_p)
 _client_destroy = _fn("ticksync_client_destroy", None, ctypes.POINTER(_p))
 _client_run = _fn("ticksync_client_run", ctypes.c_int, _p, ctypes.c_int)
@@ -216,6 +217,10 @@ class Clock(_Owned):
 
     def resync(self):
         _resync(self._c)
+
+    def resume(self):
+        """The game was paused or in the background: counted in stats, then a burst."""
+        _resume(self._c)
 
 
 class Client(_Owned):

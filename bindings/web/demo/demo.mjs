@@ -50,7 +50,7 @@ function frame() {
   $('samples').textContent = `${st.accepted} / ${st.samples}`;
   const t = c.serverTick();
   $('tick').textContent = `${t.tick} + ${t.fraction.toFixed(2)}`;
-  $('resumes').textContent = String(demo.resumes);
+  $('resumes').textContent = String(st.resumes);
   requestAnimationFrame(frame);
 }
 

@@ -124,13 +124,16 @@ def main():
             assert 0 < body["srtt_us"] < 50000, body
 
         def resumes_without_stepping_back(hide):
-            before = driver.execute_script("return [ticksyncDemo.client.stats().samples, ticksyncDemo.resumes]")
+            before = driver.execute_script(
+                "return [ticksyncDemo.client.stats().samples, ticksyncDemo.resumes, ticksyncDemo.client.stats().resumes]")
             hide()
             until("a burst of exchanges after the resume", lambda: driver.execute_script(
                 "return ticksyncDemo.client.stats().samples") >= before[0] + 4, 5)
             state = driver.execute_script(
                 "return { backstep: ticksyncDemo.backstep, resumes: ticksyncDemo.resumes, hidden: ticksyncDemo.hidden }")
             assert state["resumes"] > before[1], f"no resume seen: {state}"
+            counted = driver.execute_script("return ticksyncDemo.client.stats().resumes")
+            assert counted > before[2], f"the clock did not count the resume: {counted}"
             assert state["backstep"] == 0, f"the shown time went back {state['backstep']} ms"
             now_agrees()
 

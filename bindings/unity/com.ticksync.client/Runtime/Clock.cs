@@ -51,6 +51,8 @@ namespace Ticksync
             return Native.ticksync_time_scale(Handle, ref t, local, clientTick, clientFraction);
         }
         public void Resync() { Native.ticksync_resync(Handle); }
+        /// <summary>Back from pause or the background (OnApplicationPause(false)): counted, then a burst.</summary>
+        public void Resume() { Native.ticksync_resume(Handle); }
 
         IntPtr Handle
         {
