@@ -1,7 +1,7 @@
 /* tests/test_e2e_ws.c - the gate's WebSocket edge against the real gate and
  * scene: a session over WebSocket is the TCP session (WELCOME, exchanges
  * with the gate's stamps, SYNC_RESULTs, the player's row in SQLite, the
- * same ERRORs, a login elsewhere replacing it); and hostile WebSocket
+ * same ERRORs, tokens and rate limit, a login elsewhere replacing it); and hostile WebSocket
  * clients (a bad handshake, a foreign Origin, a text message, a message
  * over the cap, an unmasked frame, a flood of fragments, garbage after the
  * handshake) each get RFC 6455's answer and a counted metric while a good
@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e.h"
+#include "token.h"
 
 #define ORIGIN "http://127.0.0.1:8080"
 
@@ -28,6 +30,27 @@ static void start(void)
 }
 
 static void stop(void) { e2e_stop(&stack); }
+
+static char secret_path[64];
+static const char secret[] = "e2e-ws-secret";
+static const char *secret_flags[] = { "--ws-listen", NULL, "--secret-file", secret_path, NULL };
+
+static void start_secret(void)
+{
+    snprintf(secret_path, sizeof secret_path, "/tmp/ts-ws-secret-%d", (int) getpid());
+    FILE *f = fopen(secret_path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%s\n", secret);
+    fclose(f);
+    secret_flags[1] = e2e_ws_listen();
+    e2e_start(&stack, true, secret_flags);
+}
+
+static void stop_secret(void)
+{
+    e2e_stop(&stack);
+    unlink(secret_path);
+}
 
 static int64_t real_us(void)
 {
@@ -230,4 +253,41 @@ Test(e2e_ws, hostile_websocket_clients_get_rfc_6455s_answers, .init = start, .fi
     close(ws);
     cr_assert_eq(e2e_term(stack.gate[0]), 0, "the gate exits cleanly");
     stack.gate[0] = 0;
+}
+
+Test(e2e_ws, tokens_and_the_rate_limit_are_the_tcp_paths, .init = start_secret, .fini = stop_secret, .timeout = 60)
+{
+    msgpack_unpacked m;
+    msgpack_unpacked_init(&m);
+    /* no token: UNAUTHORIZED, which closes */
+    int fd = ws_open_ok();
+    e2e_ws_send(fd, "uuuun", (uint64_t) 1, (uint64_t) 1, (uint64_t) 1, (uint64_t) 601);
+    cr_assert(e2e_ws_recv(fd, &m, 2000));
+    cr_assert_eq(e2e_int(&m, 0), 32);
+    cr_assert_eq(e2e_int(&m, 2), 4, "UNAUTHORIZED");
+    cr_assert_eq(e2e_ws_close_code(fd, 2000), 1000);
+    close(fd);
+    /* a valid token: welcomed */
+    uint8_t token[TS_TOKEN_LEN];
+    ts_token_make((const uint8_t *) secret, strlen(secret), 602, (uint64_t) time(NULL) + 600, token);
+    fd = ws_open_ok();
+    e2e_ws_send(fd, "uuuub", (uint64_t) 1, (uint64_t) 1, (uint64_t) 1, (uint64_t) 602, token, sizeof token);
+    cr_assert(e2e_ws_recv(fd, &m, 2000));
+    cr_assert_eq(e2e_int(&m, 0), 2, "WELCOME");
+    /* 40 SYNCs at once against 20 a second: some are RATE_LIMITED, and the session goes on */
+    for (uint64_t seq = 1; seq <= 40; seq++)
+        e2e_ws_send(fd, "uui", (uint64_t) 16, seq, (int64_t) seq);
+    int replies = 0, limited = 0;
+    for (int i = 0; i < 40; i++) {
+        cr_assert(e2e_ws_recv(fd, &m, 2000));
+        if (e2e_int(&m, 0) == 17)
+            replies++;
+        else if (e2e_int(&m, 0) == 32 && e2e_int(&m, 2) == 6)
+            limited++;
+    }
+    cr_assert(replies > 0 && limited > 0 && replies + limited == 40, "%d replies, %d limited", replies, limited);
+    e2e_sleep_us(1100000);
+    cr_assert_gt(ws_exchange(fd, 100), 0);
+    msgpack_unpacked_destroy(&m);
+    close(fd);
 }
