@@ -1,19 +1,16 @@
 /* lib/ticksync/client.c - ticksync_client_t of ticksync.h: a session on real
  * sockets. TCP always (HELLO, and exchanges until synced), UDP on the same
  * port once synced when asked for. A lost connection is made again after a
- * backoff (100 ms doubling to 2 s); the clock estimate carries on. */
-#include <errno.h>
-#include <netdb.h>
-#include <poll.h>
+ * backoff (100 ms doubling to 2 s); the clock estimate carries on. The
+ * same code runs on Winsock (sock.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "datagram.h"
 #include "frame.h"
 #include "msg.h"
+#include "sock.h"   /* POSIX sockets or Winsock */
 #include "ticksync.h"
 
 #define BACKOFF_MIN_US 100000
@@ -24,7 +21,7 @@ struct ticksync_client_t {
     char                 host[256], port[8];
     ticksync_session_t  *session;
     ts_framer_t         *framer;
-    int                  tcp, udp;
+    ts_sock_t            tcp, udp;
     bool                 connecting;      /* TCP connect in progress */
     int64_t              retry_at;        /* local time of the next connect, when tcp < 0 */
     int64_t              backoff;
@@ -54,11 +51,11 @@ static int split_host_port(const char *text, char *host, char *port, char *err)
 
 static void disconnect(ticksync_client_t *c, int64_t now)
 {
-    if (c->tcp >= 0)
-        close(c->tcp);
-    if (c->udp >= 0)
-        close(c->udp);
-    c->tcp = c->udp = -1;
+    if (c->tcp != TS_SOCK_NONE)
+        ts_sock_close(c->tcp);
+    if (c->udp != TS_SOCK_NONE)
+        ts_sock_close(c->udp);
+    c->tcp = c->udp = TS_SOCK_NONE;
     c->out_len = 0;
     c->connecting = false;
     ts_framer_destroy(&c->framer);
@@ -81,12 +78,13 @@ static int flush_tcp(ticksync_client_t *c)
 {
     size_t done = 0;
     while (!c->connecting && done < c->out_len) {
-        ssize_t n = send(c->tcp, c->out + done, c->out_len - done, MSG_NOSIGNAL);
+        long n = ts_sock_send(c->tcp, c->out + done, c->out_len - done);
+        int e = n < 0 ? ts_sock_error() : 0;
         if (n > 0)
             done += (size_t) n;
-        else if (n < 0 && errno == EINTR)
+        else if (n < 0 && ts_sock_interrupted(e))
             continue;
-        else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        else if (n < 0 && ts_sock_would_block(e))
             break;
         else
             return -1;
@@ -106,19 +104,22 @@ static int start_connect(ticksync_client_t *c, char *err)
         snprintf(err, TICKSYNC_ERR_MAX, "cannot resolve %.200s: %s", c->host, gai_strerror(rc));
         return -1;
     }
-    c->tcp = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    c->udp = c->opt.udp ? socket(res->ai_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) : -1;
+    c->tcp = ts_sock_open(res->ai_family, SOCK_STREAM);
+    c->udp = c->opt.udp ? ts_sock_open(res->ai_family, SOCK_DGRAM) : TS_SOCK_NONE;
     c->framer = ts_framer_new();
-    bool ok = c->tcp >= 0 && c->framer && (!c->opt.udp || c->udp >= 0);
-    if (ok && connect(c->tcp, res->ai_addr, res->ai_addrlen) < 0) {
-        ok = errno == EINPROGRESS;
+    bool ok = c->tcp != TS_SOCK_NONE && c->framer && (!c->opt.udp || c->udp != TS_SOCK_NONE);
+    int e = ok ? 0 : ts_sock_error();
+    if (ok && connect(c->tcp, res->ai_addr, (int) res->ai_addrlen) != 0) {
+        ok = ts_sock_in_progress(e = ts_sock_error());
         c->connecting = ok;
     }
-    if (ok && c->udp >= 0)
-        ok = connect(c->udp, res->ai_addr, res->ai_addrlen) == 0;
+    if (ok && c->udp != TS_SOCK_NONE && connect(c->udp, res->ai_addr, (int) res->ai_addrlen) != 0) {
+        e = ts_sock_error();
+        ok = false;
+    }
     freeaddrinfo(res);
     if (!ok) {
-        snprintf(err, TICKSYNC_ERR_MAX, "cannot connect to %.200s:%s: %s", c->host, c->port, strerror(errno));
+        snprintf(err, TICKSYNC_ERR_MAX, "cannot connect to %.200s:%s: %s", c->host, c->port, ts_sock_describe(e));
         return -1;
     }
     ticksync_session_reset(c->session);
@@ -137,7 +138,12 @@ ticksync_client_t *ticksync_client_new(const ticksync_client_options_t *opt, cha
     }
     c->opt = *opt;
     c->opt.clock = NULL;
-    c->tcp = c->udp = -1;
+    c->tcp = c->udp = TS_SOCK_NONE;
+    if (ts_sock_startup() < 0) {
+        snprintf(err, TICKSYNC_ERR_MAX, "cannot start Winsock");
+        free(c);
+        return NULL;
+    }
     c->backoff = BACKOFF_MIN_US;
     if (split_host_port(opt->server, c->host, c->port, err) < 0) {
         free(c);
@@ -173,7 +179,7 @@ unsigned ticksync_client_connects(const ticksync_client_t *self) { return self->
 
 static bool on_udp_path(ticksync_client_t *c)
 {
-    return c->udp >= 0 && ticksync_session_udp_ready(c->session)
+    return c->udp != TS_SOCK_NONE && ticksync_session_udp_ready(c->session)
            && !ticksync_needs_reliable(ticksync_session_clock(c->session));
 }
 
@@ -182,7 +188,7 @@ static void send_udp(ticksync_client_t *c, const uint8_t *msg, size_t len)
     uint8_t dgram[TS_DGRAM_MAX];
     size_t n = ticksync_session_udp_wrap(c->session, msg, len, dgram, sizeof dgram);
     if (n)
-        send(c->udp, dgram, n, MSG_NOSIGNAL);   /* UDP may lose it; the next SYNC follows */
+        ts_sock_send(c->udp, dgram, n);   /* UDP may lose it; the next SYNC follows */
 }
 
 /* One server message; an answer goes back the way the message came. */
@@ -204,11 +210,13 @@ static int read_tcp(ticksync_client_t *c)
 {
     uint8_t buf[8192];
     for (;;) {
-        ssize_t n = recv(c->tcp, buf, sizeof buf, 0);
+        long n = ts_sock_recv(c->tcp, buf, sizeof buf);
         if (n == 0)
             return -1;
-        if (n < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+        if (n < 0) {
+            int e = ts_sock_error();
+            return ts_sock_would_block(e) || ts_sock_interrupted(e) ? 0 : -1;
+        }
         size_t at = 0;
         while (at < (size_t) n) {
             size_t used;
@@ -225,8 +233,8 @@ static int read_tcp(ticksync_client_t *c)
 static void read_udp(ticksync_client_t *c)
 {
     uint8_t dgram[TS_DGRAM_MAX + 1];
-    ssize_t n;
-    while ((n = recv(c->udp, dgram, sizeof dgram, 0)) > 0) {
+    long n;
+    while ((n = ts_sock_recv(c->udp, dgram, sizeof dgram)) > 0) {
         const uint8_t *msg;
         size_t len = ticksync_session_udp_unwrap(c->session, dgram, (size_t) n, &msg);
         if (len)
@@ -249,12 +257,12 @@ int ticksync_client_run(ticksync_client_t *c, int timeout_ms)
     int64_t deadline = ticksync_local_us() + (int64_t) timeout_ms * 1000;
     for (;;) {
         int64_t now = ticksync_local_us();
-        if (c->tcp < 0 && now >= c->retry_at) {
+        if (c->tcp == TS_SOCK_NONE && now >= c->retry_at) {
             char err[TICKSYNC_ERR_MAX];
             if (start_connect(c, err) < 0)
                 disconnect(c, now);
         }
-        if (c->tcp >= 0 && !c->connecting) {
+        if (c->tcp != TS_SOCK_NONE && !c->connecting) {
             uint8_t sync[64];
             size_t n = ticksync_session_sync(c->session, now, sync, sizeof sync);
             if (n && on_udp_path(c))
@@ -265,35 +273,39 @@ int ticksync_client_run(ticksync_client_t *c, int timeout_ms)
                 disconnect(c, now);
         }
         int64_t wake = deadline;
-        if (c->tcp < 0 && c->retry_at < wake)
+        bool up = c->tcp != TS_SOCK_NONE;
+        if (!up && c->retry_at < wake)
             wake = c->retry_at;
         int64_t due = ticksync_next_sync(ticksync_session_clock(c->session));
-        if (c->tcp >= 0 && ticksync_session_state(c->session) == TICKSYNC_SESSION_WELCOMED && due < wake)
+        if (up && ticksync_session_state(c->session) == TICKSYNC_SESSION_WELCOMED && due < wake)
             wake = due;
-        struct pollfd p[2] = { { .fd = c->tcp, .events = POLLIN }, { .fd = c->udp, .events = POLLIN } };
-        if (c->tcp >= 0 && (c->connecting || c->out_len))
+        /* only live sockets are polled: Winsock's poll has no "ignore this one" */
+        ts_pollfd_t p[2] = { { .fd = c->tcp, .events = POLLIN }, { .fd = c->udp, .events = POLLIN } };
+        if (up && (c->connecting || c->out_len))
             p[0].events |= POLLOUT;
+        size_t np = !up ? 0 : c->udp != TS_SOCK_NONE ? 2 : 1;
         int64_t wait = wake - now;
         if (wait < 0)
             wait = 0;
-        if (poll(p, 2, (int) ((wait + 999) / 1000)) < 0 && errno != EINTR)
+        int wait_ms = (int) ((wait + 999) / 1000);
+        if (np == 0)
+            ts_sleep_us(wait);
+        else if (ts_poll(p, np, wait_ms) < 0 && !ts_sock_interrupted(ts_sock_error()))
             return -1;
         now = ticksync_local_us();
-        if (c->tcp >= 0 && c->connecting && (p[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            int soerr = 0;
-            socklen_t sl = sizeof soerr;
-            getsockopt(c->tcp, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+        if (np && c->connecting && (p[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
             c->connecting = false;
-            if (soerr)
+            if (ts_sock_pending_error(c->tcp))
                 disconnect(c, now);
         }
-        if (c->tcp >= 0 && !c->connecting && (p[0].revents & (POLLIN | POLLHUP | POLLERR)) && read_tcp(c) < 0)
+        if (np && c->tcp != TS_SOCK_NONE && !c->connecting && (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+            && read_tcp(c) < 0)
             disconnect(c, now);
-        if (c->udp >= 0 && (p[1].revents & POLLIN))
+        if (np == 2 && c->udp != TS_SOCK_NONE && (p[1].revents & POLLIN))
             read_udp(c);
-        if (c->tcp >= 0 && ticksync_session_state(c->session) == TICKSYNC_SESSION_CLOSED)
+        if (c->tcp != TS_SOCK_NONE && ticksync_session_state(c->session) == TICKSYNC_SESSION_CLOSED)
             disconnect(c, now);
-        if (c->tcp < 0 && refused(c))
+        if (c->tcp == TS_SOCK_NONE && refused(c))
             return -1;
         if (now >= deadline)
             return 0;

@@ -37,6 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 #include "ticksync.h"
 #include "timeline.h"
@@ -179,12 +182,24 @@ void ticksync_set_interval(ticksync_t *self, int64_t interval_us)
         self->cfg.interval_us = interval_us;
 }
 
+#ifdef _WIN32
+int64_t ticksync_local_us(void)   /* the performance counter: Windows' monotonic clock */
+{
+    static LARGE_INTEGER freq;
+    LARGE_INTEGER now;
+    if (!freq.QuadPart)
+        QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&now);
+    return (int64_t) (now.QuadPart / freq.QuadPart * 1000000 + now.QuadPart % freq.QuadPart * 1000000 / freq.QuadPart);
+}
+#else
 int64_t ticksync_local_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
+#endif
 
 /* ---- filter and drift ---------------------------------------------------- */
 
