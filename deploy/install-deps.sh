@@ -13,7 +13,7 @@ pkgs=(build-essential cmake pkg-config libzmq3-dev libczmq-dev libmsgpack-dev li
 if [ "${1:-}" = --tests ]; then
   pkgs+=(libcriterion-dev prometheus docker-compose gnuplot-nox jq clang libclang-rt-14-dev systemd valgrind
          python3-venv python3-pytest mono-mcs mono-runtime chromium chromium-driver python3-selenium
-         node-typescript node-ws)
+         node-typescript node-ws gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 autoconf automake libtool)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
@@ -25,23 +25,33 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# msgpack-c for WebAssembly: Debian packages it only for the host, so
-# build-wasm.sh builds it from Debian's own source package of the same
-# version, fetched here (a deb-src entry is added for it if none exists).
-src_dir=/usr/local/src/ticksync-deps
-if [ ! -f "$src_dir/msgpack-c/CMakeLists.txt" ]; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  if ! apt-get source --print-uris -qq msgpack-c >/dev/null 2>&1; then
+# Sources Debian packages only for Linux, built by the project for other
+# targets: msgpack-c for WebAssembly (bindings/web/build-wasm.sh), and with
+# --tests msgpack-c and libsodium for Windows (bindings/windows/build.sh).
+# Each is Debian's own source package of the version its -dev package has,
+# unpacked into /usr/local/src/ticksync-deps/NAME; a deb-src entry is added
+# for them if apt has none.
+fetch_source() {   # source package name
+  local dir=/usr/local/src/ticksync-deps SUDO=""
+  [ -f "$dir/$1/.fetched" ] && return 0
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  if ! apt-get source --print-uris -qq "$1" >/dev/null 2>&1; then
     . /etc/os-release
     uris=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
     printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
       "${uris:-http://deb.debian.org/debian}" "$VERSION_CODENAME" | $SUDO tee /etc/apt/sources.list.d/ticksync-src.sources >/dev/null
     $SUDO apt-get update -qq
   fi
+  local tmp
   tmp=$(mktemp -d)
-  (cd "$tmp" && apt-get source --download-only -qq msgpack-c >/dev/null 2>&1 && tar xf msgpack-c_*.orig.tar.*)
-  $SUDO mkdir -p "$src_dir"
-  $SUDO rm -rf "$src_dir/msgpack-c"
-  $SUDO mv "$tmp"/msgpack-c-*/ "$src_dir/msgpack-c"
+  (cd "$tmp" && apt-get source --download-only -qq "$1" >/dev/null 2>&1 && tar xf "$1"_*.orig.tar.*)
+  $SUDO mkdir -p "$dir"
+  $SUDO rm -rf "${dir:?}/$1"
+  $SUDO mv "$tmp/$(cd "$tmp" && ls -d "$1"-*/ | head -1)" "$dir/$1"
+  $SUDO touch "$dir/$1/.fetched"
   rm -rf "$tmp"
+}
+fetch_source msgpack-c
+if [ "${1:-}" = --tests ]; then
+  fetch_source libsodium
 fi

@@ -28,7 +28,11 @@
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
+#if defined(_WIN32) && defined(TICKSYNC_BUILD)
+#define TICKSYNC_API __declspec(dllexport)   /* building ticksync.dll: these, and only these, are exported */
+#elif defined(_WIN32)
+#define TICKSYNC_API                         /* a game links the import library or the static one */
+#elif defined(__GNUC__)
 #define TICKSYNC_API __attribute__((visibility("default")))
 #else
 #define TICKSYNC_API
