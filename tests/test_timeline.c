@@ -222,3 +222,45 @@ Test(timeline, a_resume_told_and_then_noticed_counts_once)
     cr_assert_eq(st.resumes, before + 1);
     ticksync_destroy(&s.clock);
 }
+
+/* Exchanges once a second on a 20 ms + 20 ms path whose way up adds
+ * excess(u) for a uniform draw u; returns the clock's jitter after n. */
+static int64_t jitter_after(int n, double (*excess)(double))
+{
+    ticksync_t *clock = ticksync_new(NULL);
+    cr_assert_not_null(clock);
+    uint64_t rng = 12345;
+    for (int i = 0; i < n; i++) {
+        double t = 5e6 + i * 1e6, up = 20000 + excess(ts_prng_uniform(&rng));
+        int64_t t1 = local_of(t);
+        ticksync_sent(clock, t1);
+        ticksync_sample(clock, t1, (int64_t) llround(t + up), (int64_t) llround(t + up + 50),
+                        local_of(t + up + 50 + 20000));
+    }
+    int64_t j = ticksync_jitter(clock);
+    ticksync_destroy(&clock);
+    return j;
+}
+
+/* 97 % spread over 0..9.7 ms, 2 % at 14 ms, 1 % at 18 ms: a tail of one
+ * piece with the rest. */
+static double one_tail(double u)
+{
+    return u < 0.97 ? u * 10000 : u < 0.99 ? 14000 : 18000;
+}
+
+/* 98 % spread over 0..9.8 ms, and 2 % spikes of 300 ms. */
+static double spikes(double u)
+{
+    return u < 0.98 ? u * 10000 : 300000;
+}
+
+Test(timeline, the_jitter_reaches_a_tail_of_one_piece_but_not_spikes)
+{
+    /* excesses are over the least of the last 8 round trips, about 1 ms */
+    int64_t tail = jitter_after(700, one_tail), spiky = jitter_after(700, spikes);
+    /* the first's 99th is about 13 ms: half of it, not of the 97th (about 8.6 ms) */
+    cr_assert(tail >= 5500 && tail <= 7500, "jitter %lld us under a tail of one piece", (long long) tail);
+    /* the second's 99th is a spike over 30 times the 97th: the 97th's half */
+    cr_assert(spiky >= 3500 && spiky <= 5000, "jitter %lld us under 2%% spikes of 300 ms", (long long) spiky);
+}

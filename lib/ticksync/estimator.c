@@ -54,8 +54,10 @@
 #define WAYS_MIN        8        /* samples before the ways' minima set the line's level */
 #define WAYS_MAX        192      /* accepted samples whose one-way measurements are kept */
 #define BEND_US         100.0    /* a bend of the ways' edges costing more over the window halves it ... */
-#define EXCESS_N        128      /* round trips whose excess over the least one sets the jitter */
-#define JITTER_Q        0.97     /* the jitter is half this quantile of their excess (bench/RESULTS.md 5b) */
+#define EXCESS_N        512      /* round trips whose excess over the least one sets the jitter */
+#define JITTER_Q        0.99      /* the jitter is half this quantile of their excess (bench/RESULTS.md 5b) ... */
+#define JITTER_Q_LOW    0.97     /* ... or of this one, when the tail above it is a separate mode: */
+#define SPIKE_RATIO     3.0      /* the 99th over this many times the 97th */
 #define EXPECT_K        4.0      /* the expected error: this many gaps between each way's two least measurements, */
 #define EXPECT_AGE      3.0      /* and the drift's noise over this share of the edges' span */
 #define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
@@ -111,6 +113,7 @@ struct ticksync_t {
     int64_t  last_now;
     int64_t  asked_local, asked_gap;        /* when ticksync_now was last asked, and its usual gap */
     double   excess[EXCESS_N];              /* ring: recent round trips' excess over the filter's least */
+    double   excess_sorted[EXCESS_N];       /* the same values in order */
     int      nexcess, excess_next;
     double   jitter;                        /* half their JITTER_Q quantile */
     ticksync_timeline_t timeline;
@@ -511,26 +514,51 @@ static void reset_filter(ticksync_t *self)
  * estimate follows. */
 /* A round trip's excess over the filter's least, accepted or not (a
  * game's messages meet the same queueing, tail included): the jitter is
- * half the JITTER_Q quantile of the last EXCESS_N, so margin 2 covers about
- * that much of one way's queueing. */
+ * half the JITTER_Q quantile of the last EXCESS_N (or JITTER_Q_LOW's, for
+ * spikes), so margin 2 covers about that much of one way's queueing. The
+ * excesses are kept sorted as they come and go: a binary search and a
+ * memmove an exchange. */
+/* Index of the first of the n sorted values not less than v. */
+static int lower_bound(const double *sorted, int n, double v)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (sorted[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static void note_excess(ticksync_t *self, int64_t delay)
 {
     if (self->chosen < 0)
         return;
     double e = (double) (delay - filter_min_delay(self));
-    self->excess[self->excess_next] = e > 0 ? e : 0;
+    e = e > 0 ? e : 0;
+    double *sorted = self->excess_sorted;
+    if (self->nexcess == EXCESS_N) {   /* the oldest leaves the sorted copy */
+        int at = lower_bound(sorted, self->nexcess, self->excess[self->excess_next]);
+        memmove(sorted + at, sorted + at + 1, (size_t) (self->nexcess - at - 1) * sizeof *sorted);
+        self->nexcess--;
+    }
+    int at = lower_bound(sorted, self->nexcess, e);
+    memmove(sorted + at + 1, sorted + at, (size_t) (self->nexcess - at) * sizeof *sorted);
+    sorted[at] = e;
+    self->nexcess++;
+    self->excess[self->excess_next] = e;
     self->excess_next = (self->excess_next + 1) % EXCESS_N;
-    if (self->nexcess < EXCESS_N)
-        self->nexcess++;
-    double sorted[EXCESS_N];
-    memcpy(sorted, self->excess, (size_t) self->nexcess * sizeof sorted[0]);
-    for (int i = 1; i < self->nexcess; i++)   /* insertion sort: at most 128, once an exchange */
-        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-            double x = sorted[j];
-            sorted[j] = sorted[j - 1];
-            sorted[j - 1] = x;
-        }
-    self->jitter = sorted[(int) (JITTER_Q * (self->nexcess - 1))] / 2;
+    /* Queueing's tail is one with the bulk: its 99th percentile sits within
+     * about twice the 97th (heavy-tailed, lognormal, a congested uplink),
+     * and a lead at the 99th buys the last points. Spikes of a separate
+     * mode (a radio waking, a handover: hundreds of ms) put the 99th far
+     * above, and no lead a game would take beats them: the lead stays at
+     * the 97th then. */
+    double high = sorted[(int) (JITTER_Q * (self->nexcess - 1))];
+    double low = sorted[(int) (JITTER_Q_LOW * (self->nexcess - 1))];
+    self->jitter = (high > SPIKE_RATIO * low ? low : high) / 2;
 }
 
 static void admit(ticksync_t *self, const sample_t *s)

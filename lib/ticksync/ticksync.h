@@ -168,10 +168,13 @@ TICKSYNC_API int64_t ticksync_input_tick(ticksync_t *clock, const ticksync_ticks
 /* Server time at which to render other entities: behind by the way down plus
  * margin x jitter plus one tick. Never decreases. */
 TICKSYNC_API int64_t ticksync_render_time(ticksync_t *clock, const ticksync_ticks_t *t, int64_t local);
-/* The round trip's jitter (µs) as the estimator sees it: half the 97th
- * percentile of the last 128 round trips' excess over the filter's least
+/* The round trip's jitter (µs) as the estimator sees it: half the 99th
+ * percentile of the last 512 round trips' excess over the filter's least
  * one (those rejected as outliers included: a game's messages meet them
- * too), so the default margin of 2 covers about one way's 99th. */
+ * too), so the default margin of 2 covers about that much of one way's
+ * queueing. When that 99th is over three times the 97th, the tail is
+ * spikes no sane lead beats (a radio waking, a handover), and the 97th is
+ * used instead. */
 TICKSYNC_API int64_t ticksync_jitter(const ticksync_t *clock);
 /* The speed (1 +- max_scale) at which the game should run its own simulation,
  * now at client_tick + client_fraction, to converge on ticksync_input_tick
