@@ -5,6 +5,23 @@
 #include <stdio.h>
 
 
+static const char *udp_reason(int v) { return gate_udp_verdict_name((gate_udp_verdict_t) v); }
+static const char *ws_reason(int f) { return gate_ws_fault_name((gate_ws_fault_t) f); }
+
+/* A counter per reason 1 .. n-1 (0 is "ok"), labelled reason="...". */
+static bool by_reason(ts_metrics_t *reg, const char *name, const char *help, int n, const char *(*reason)(int),
+                      ts_metric_t **out)
+{
+    bool ok = true;
+    for (int r = 1; r < n; r++) {
+        char l[48];
+        snprintf(l, sizeof l, "reason=\"%s\"", reason(r));
+        out[r] = ts_metrics_counter(reg, name, help, l);
+        ok = ok && out[r];
+    }
+    return ok;
+}
+
 int gate_stats_init(gate_stats_t *m, ts_metrics_t *reg)
 {
     bool ok = true;
@@ -39,24 +56,15 @@ int gate_stats_init(gate_stats_t *m, ts_metrics_t *reg)
     m->awaiting_depth = ts_metrics_gauge(reg, "ticksync_gate_results_awaited", "SYNC_ACKs forwarded to shards whose SYNC_RESULT is due", NULL);
     m->ready_depth = ts_metrics_gauge(reg, "ticksync_gate_ready_connections", "connections with input waiting for their next share of the loop", NULL);
     m->closing_depth = ts_metrics_gauge(reg, "ticksync_gate_closing_connections", "connections lingering after their last words", NULL);
-    for (int v = 1; v < GATE_UDP_VERDICTS; v++) {
-        char l[48];
-        snprintf(l, sizeof l, "reason=\"%s\"", gate_udp_verdict_name((gate_udp_verdict_t) v));
-        m->udp_dropped[v] = ts_metrics_counter(reg, "ticksync_gate_udp_dropped_total",
-                                               "UDP datagrams dropped silently, by reason", l);
-        ok = ok && m->udp_dropped[v];
-    }
+    ok = ok && by_reason(reg, "ticksync_gate_udp_dropped_total", "UDP datagrams dropped silently, by reason",
+                         GATE_UDP_VERDICTS, udp_reason, m->udp_dropped);
     m->ws_accepted = ts_metrics_counter(reg, "ticksync_gate_ws_connections_accepted_total",
                                         "WebSocket connections accepted (on --ws-listen)", NULL);
     m->ws_upgraded = ts_metrics_counter(reg, "ticksync_gate_ws_handshakes_total",
                                         "WebSocket handshakes answered 101", NULL);
-    for (int f = 1; f < GATE_WS_FAULTS; f++) {
-        char l[48];
-        snprintf(l, sizeof l, "reason=\"%s\"", gate_ws_fault_name((gate_ws_fault_t) f));
-        m->ws_faults[f] = ts_metrics_counter(reg, "ticksync_gate_ws_refused_total",
-                                             "WebSocket handshakes refused and connections closed for the client's fault, by reason", l);
-        ok = ok && m->ws_faults[f];
-    }
+    ok = ok && by_reason(reg, "ticksync_gate_ws_refused_total",
+                         "WebSocket handshakes refused and connections closed for the client's fault, by reason",
+                         GATE_WS_FAULTS, ws_reason, m->ws_faults);
     ts_metric_t *const single[] = { m->accepted, m->connections, m->sessions, m->replaced, m->gone, m->late,
                                     m->bad_envelopes, m->stalled, m->inflight_full, m->unsent, m->inside,
                                     m->udp_in, m->awaiting_depth, m->ready_depth, m->closing_depth,

@@ -192,17 +192,21 @@ Test(timeline, resync_starts_a_burst)
     ticksync_destroy(&s.clock);
 }
 
+static uint64_t resumes(const ticksync_t *clock)
+{
+    ticksync_stats_t st;
+    ticksync_stats(clock, &st);
+    return st.resumes;
+}
+
 Test(timeline, resume_told_by_the_game_counts_and_starts_a_burst)
 {
     sim_t s = sim(20000, 20000, 1000);
     run_until(&s, 30e6, NULL);
-    ticksync_stats_t st;
-    ticksync_stats(s.clock, &st);
-    uint64_t before = st.resumes;
+    uint64_t before = resumes(s.clock);
     int64_t t1 = local_of(s.t);
     ticksync_resume(s.clock);   /* a tab shown again, say: no gap in the asks needed */
-    ticksync_stats(s.clock, &st);
-    cr_assert_eq(st.resumes, before + 1);
+    cr_assert_eq(resumes(s.clock), before + 1);
     ticksync_sent(s.clock, t1);
     cr_assert_eq(ticksync_next_sync(s.clock) - t1, 100000, "the burst's interval");
     ticksync_destroy(&s.clock);
@@ -212,14 +216,11 @@ Test(timeline, a_resume_told_and_then_noticed_counts_once)
 {
     sim_t s = sim(20000, 20000, 1000);
     run_until(&s, 30e6, NULL);
-    ticksync_stats_t st;
-    ticksync_stats(s.clock, &st);
-    uint64_t before = st.resumes;
+    uint64_t before = resumes(s.clock);
     s.t += 5e6;   /* 5 s in the background; the game says so, then asks the time */
     ticksync_resume(s.clock);
     ticksync_now(s.clock, local_of(s.t));
-    ticksync_stats(s.clock, &st);
-    cr_assert_eq(st.resumes, before + 1);
+    cr_assert_eq(resumes(s.clock), before + 1);
     ticksync_destroy(&s.clock);
 }
 
