@@ -1,7 +1,8 @@
 /* tests/test_e2e_ws.c - the gate's WebSocket edge against the real gate and
  * scene: a session over WebSocket is the TCP session (WELCOME, exchanges
  * with the gate's stamps, SYNC_RESULTs, the player's row in SQLite, the
- * same ERRORs, tokens and rate limit, a login elsewhere replacing it); and hostile WebSocket
+ * same ERRORs, tokens and rate limit, a login elsewhere replacing it, BYE
+ * "shutdown" and a Close when the gate stops); and hostile WebSocket
  * clients (a bad handshake, a foreign Origin, a text message, a message
  * over the cap, an unmasked frame, a flood of fragments, garbage after the
  * handshake) each get RFC 6455's answer and a counted metric while a good
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -290,4 +293,25 @@ Test(e2e_ws, tokens_and_the_rate_limit_are_the_tcp_paths, .init = start_secret, 
     cr_assert_gt(ws_exchange(fd, 100), 0);
     msgpack_unpacked_destroy(&m);
     close(fd);
+}
+
+Test(e2e_ws, a_gate_shutting_down_says_bye_and_closes, .init = start, .fini = stop, .timeout = 60)
+{
+    int ws = ws_login(504);
+    cr_assert_gt(ws_exchange(ws, 1), 0);
+    kill(stack.gate[0], SIGTERM);
+    msgpack_unpacked m;
+    msgpack_unpacked_init(&m);
+    cr_assert(e2e_ws_recv(ws, &m, 3000), "no BYE");
+    cr_assert_eq(e2e_int(&m, 0), 127, "BYE");
+    cr_assert_eq(m.data.via.array.ptr[2].type, MSGPACK_OBJECT_STR);
+    cr_assert(m.data.via.array.ptr[2].via.str.size == 8 && memcmp(m.data.via.array.ptr[2].via.str.ptr, "shutdown", 8) == 0);
+    cr_assert_eq(e2e_ws_close_code(ws, 3000), 1000);
+    cr_assert(e2e_closed(ws, 3000));
+    msgpack_unpacked_destroy(&m);
+    close(ws);
+    int status;
+    cr_assert_eq(waitpid(stack.gate[0], &status, 0), stack.gate[0]);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the gate exits cleanly");
+    stack.gate[0] = 0;
 }
