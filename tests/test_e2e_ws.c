@@ -88,6 +88,19 @@ static int ws_login(uint64_t player)
     return fd;
 }
 
+/* The next message is ERROR code (with seq, unless seq < 0). */
+static void ws_expect_error(int fd, int64_t seq, int64_t code)
+{
+    msgpack_unpacked m;
+    msgpack_unpacked_init(&m);
+    cr_assert(e2e_ws_recv(fd, &m, 2000), "no ERROR %lld", (long long) code);
+    cr_assert_eq(e2e_int(&m, 0), 32);
+    if (seq >= 0)
+        cr_assert_eq(e2e_int(&m, 1), seq);
+    cr_assert_eq(e2e_int(&m, 2), code);
+    msgpack_unpacked_destroy(&m);
+}
+
 /* One exchange over WebSocket; returns SYNC_RESULT's rtt. */
 static int64_t ws_exchange(int fd, uint64_t seq)
 {
@@ -141,23 +154,16 @@ Test(e2e_ws, errors_are_the_tcp_paths, .init = start, .fini = stop, .timeout = 6
     e2e_ws_send(fd, "uui", (uint64_t) 16, (uint64_t) 3, (int64_t) 1);
     msgpack_unpacked m;
     msgpack_unpacked_init(&m);
-    cr_assert(e2e_ws_recv(fd, &m, 2000));
-    cr_assert_eq(e2e_int(&m, 0), 32);
-    cr_assert_eq(e2e_int(&m, 2), 5);
+    ws_expect_error(fd, -1, 5);   /* NOT_AUTHENTICATED */
     cr_assert_eq(e2e_ws_close_code(fd, 2000), 1000);
     close(fd);
     /* a message that is not one: BAD_MESSAGE, and the session goes on; an empty one: BAD_FRAME, which closes */
     fd = ws_login(502);
     e2e_ws_send(fd, "uus", (uint64_t) 16, (uint64_t) 4, "not a time");
-    cr_assert(e2e_ws_recv(fd, &m, 2000));
-    cr_assert_eq(e2e_int(&m, 0), 32);
-    cr_assert_eq(e2e_int(&m, 1), 4);
-    cr_assert_eq(e2e_int(&m, 2), 2);
+    ws_expect_error(fd, 4, 2);    /* BAD_MESSAGE */
     cr_assert_gt(ws_exchange(fd, 5), 0);
     e2e_ws_frame(fd, true, 2, "", 0, true);
-    cr_assert(e2e_ws_recv(fd, &m, 2000));
-    cr_assert_eq(e2e_int(&m, 0), 32);
-    cr_assert_eq(e2e_int(&m, 2), 1);
+    ws_expect_error(fd, 0, 1);    /* BAD_FRAME */
     cr_assert_eq(e2e_ws_close_code(fd, 2000), 1000);
     msgpack_unpacked_destroy(&m);
     close(fd);
@@ -265,9 +271,7 @@ Test(e2e_ws, tokens_and_the_rate_limit_are_the_tcp_paths, .init = start_secret, 
     /* no token: UNAUTHORIZED, which closes */
     int fd = ws_open_ok();
     e2e_ws_send(fd, "uuuun", (uint64_t) 1, (uint64_t) 1, (uint64_t) 1, (uint64_t) 601);
-    cr_assert(e2e_ws_recv(fd, &m, 2000));
-    cr_assert_eq(e2e_int(&m, 0), 32);
-    cr_assert_eq(e2e_int(&m, 2), 4, "UNAUTHORIZED");
+    ws_expect_error(fd, -1, 4);   /* UNAUTHORIZED */
     cr_assert_eq(e2e_ws_close_code(fd, 2000), 1000);
     close(fd);
     /* a valid token: welcomed */
