@@ -101,6 +101,23 @@ static void ws_expect_error(int fd, int64_t seq, int64_t code)
     msgpack_unpacked_destroy(&m);
 }
 
+/* The next message is BYE with reason, then the gate's Close (1000) and
+ * the end of the connection. */
+static void ws_expect_bye(int fd, const char *reason)
+{
+    msgpack_unpacked m;
+    msgpack_unpacked_init(&m);
+    cr_assert(e2e_ws_recv(fd, &m, 3000), "no BYE");
+    cr_assert_eq(e2e_int(&m, 0), 127, "BYE");
+    const msgpack_object *r = &m.data.via.array.ptr[2];
+    cr_assert_eq(r->type, MSGPACK_OBJECT_STR);
+    cr_assert(r->via.str.size == strlen(reason) && memcmp(r->via.str.ptr, reason, r->via.str.size) == 0,
+              "BYE \"%.*s\", not \"%s\"", (int) r->via.str.size, r->via.str.ptr, reason);
+    msgpack_unpacked_destroy(&m);
+    cr_assert_eq(e2e_ws_close_code(fd, 3000), 1000);
+    cr_assert(e2e_closed(fd, 3000));
+}
+
 /* One exchange over WebSocket; returns SYNC_RESULT's rtt. */
 static int64_t ws_exchange(int fd, uint64_t seq)
 {
@@ -152,8 +169,6 @@ Test(e2e_ws, errors_are_the_tcp_paths, .init = start, .fini = stop, .timeout = 6
     /* before HELLO: NOT_AUTHENTICATED, which closes */
     int fd = ws_open_ok();
     e2e_ws_send(fd, "uui", (uint64_t) 16, (uint64_t) 3, (int64_t) 1);
-    msgpack_unpacked m;
-    msgpack_unpacked_init(&m);
     ws_expect_error(fd, -1, 5);   /* NOT_AUTHENTICATED */
     cr_assert_eq(e2e_ws_close_code(fd, 2000), 1000);
     close(fd);
@@ -165,7 +180,6 @@ Test(e2e_ws, errors_are_the_tcp_paths, .init = start, .fini = stop, .timeout = 6
     e2e_ws_frame(fd, true, 2, "", 0, true);
     ws_expect_error(fd, 0, 1);    /* BAD_FRAME */
     cr_assert_eq(e2e_ws_close_code(fd, 2000), 1000);
-    msgpack_unpacked_destroy(&m);
     close(fd);
 }
 
@@ -174,12 +188,7 @@ Test(e2e_ws, a_login_over_tcp_replaces_the_websocket_session, .init = start, .fi
     int ws = ws_login(503);
     cr_assert_gt(ws_exchange(ws, 1), 0);
     int tcp = e2e_login(stack.port[0], 503);
-    msgpack_unpacked m;
-    msgpack_unpacked_init(&m);
-    cr_assert(e2e_ws_recv(ws, &m, 2000));
-    cr_assert_eq(e2e_int(&m, 0), 127, "BYE");
-    cr_assert_eq(e2e_ws_close_code(ws, 2000), 1000);
-    msgpack_unpacked_destroy(&m);
+    ws_expect_bye(ws, "replaced");
     cr_assert_gt(e2e_exchange(tcp, 1, 0, 0, 0), 0);
     close(ws);
     close(tcp);
@@ -304,15 +313,7 @@ Test(e2e_ws, a_gate_shutting_down_says_bye_and_closes, .init = start, .fini = st
     int ws = ws_login(504);
     cr_assert_gt(ws_exchange(ws, 1), 0);
     kill(stack.gate[0], SIGTERM);
-    msgpack_unpacked m;
-    msgpack_unpacked_init(&m);
-    cr_assert(e2e_ws_recv(ws, &m, 3000), "no BYE");
-    cr_assert_eq(e2e_int(&m, 0), 127, "BYE");
-    cr_assert_eq(m.data.via.array.ptr[2].type, MSGPACK_OBJECT_STR);
-    cr_assert(m.data.via.array.ptr[2].via.str.size == 8 && memcmp(m.data.via.array.ptr[2].via.str.ptr, "shutdown", 8) == 0);
-    cr_assert_eq(e2e_ws_close_code(ws, 3000), 1000);
-    cr_assert(e2e_closed(ws, 3000));
-    msgpack_unpacked_destroy(&m);
+    ws_expect_bye(ws, "shutdown");
     close(ws);
     int status;
     cr_assert_eq(waitpid(stack.gate[0], &status, 0), stack.gate[0]);
