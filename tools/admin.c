@@ -94,57 +94,80 @@ static int print_json(json_t *v)
     return s ? 0 : 1;
 }
 
-static int cmd_latency(const cli_t *cli, const char *id_text)
+/* The player id a command names, or 0 after saying what cmd needs. */
+static unsigned long long player_arg(const char *cmd, const char *text)
 {
     char *end;
-    unsigned long long id = id_text ? strtoull(id_text, &end, 10) : 0;
-    if (!id_text || *end || id == 0 || id_text[0] == '-') {
-        fprintf(stderr, "ticksync-admin: latency needs a player id, a positive integer\n");
-        return 2;
+    unsigned long long id = text ? strtoull(text, &end, 10) : 0;
+    if (!text || *end || id == 0 || text[0] == '-') {
+        fprintf(stderr, "ticksync-admin: %s needs a player id, a positive integer\n", cmd);
+        return 0;
     }
-    int k = (int) ts_shard_of(id, (uint32_t) cli->count);
-    char path[64];
-    snprintf(path, sizeof path, "/v1/players/%llu", id);
+    return id;
+}
+
+/* GET path from player id's own shard (*k). Returns the 200 answer for the
+ * caller's table; otherwise NULL with *rc: the --json output's (printed
+ * here, the shard added), 3 for a player the shard does not know, 1 for
+ * any other failure. */
+static json_t *player_fetch(const cli_t *cli, unsigned long long id, const char *path, int *k, int *rc)
+{
+    *k = (int) ts_shard_of(id, (uint32_t) cli->count);
     int status = 0;
-    json_t *p = fetch(cli, k, path, &status);
+    json_t *p = fetch(cli, *k, path, &status);
+    *rc = 1;
     if (!p)
-        return 1;
-    int rc = 0;
+        return NULL;
+    if (status == 200 && !cli->json)
+        return p;
     if (status == 404) {
-        fprintf(stderr, "ticksync-admin: player %llu is unknown to shard %d\n", id, k);
-        rc = 3;
+        fprintf(stderr, "ticksync-admin: player %llu is unknown to shard %d\n", id, *k);
+        *rc = 3;
     } else if (status != 200) {
-        fprintf(stderr, "ticksync-admin: shard %d answered %d: %s\n", k, status,
+        fprintf(stderr, "ticksync-admin: shard %d answered %d: %s\n", *k, status,
                 json_string_value(json_object_get(p, "error")) ?: "?");
-        rc = 1;
-    } else if (cli->json) {
-        json_object_set_new(p, "shard", json_integer(k));
-        rc = print_json(p);
     } else {
-        time_t t = (time_t) (num(p, "updated_at_us") / 1000000);
-        char when[32] = "never", rate[48] = "not known yet";
-        if (t > 0)
-            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-        if (json_is_integer(json_object_get(p, "clock_rate_ppm")))
-            snprintf(rate, sizeof rate, "%+lld ppm", (long long) num(p, "clock_rate_ppm"));
-        printf("player      %llu\n"
-               "shard       %d (%s)\n"
-               "online      %s\n"
-               "delay       %.3f ms (srtt/2)\n"
-               "srtt        %.3f ms   rttvar %.3f ms   last %.3f ms   min %.3f ms\n"
-               "samples     %lld   invalid %lld   lost %lld\n"
-               "client      rtt %.3f ms   offset %.3f ms\n"
-               "lag flag    %s (%lld strikes)\n"
-               "clock rate  %s   speed flag %s\n"
-               "updated     %s\n",
-               id, k, cli->urls[k], yes(p, "online"), ms(num(p, "delay_us")), ms(num(p, "srtt_us")),
-               ms(num(p, "rttvar_us")), ms(num(p, "rtt_us")), ms(num(p, "min_rtt_us")), (long long) num(p, "samples"),
-               (long long) num(p, "invalid"), (long long) num(p, "lost"), ms(num(p, "client_rtt_us")),
-               ms(num(p, "client_offset_us")), yes(p, "lag_flag"), (long long) num(p, "lag_strikes"), rate,
-               yes(p, "speed_flag"), when);
+        json_object_set_new(p, "shard", json_integer(*k));
+        *rc = print_json(p);
     }
     json_decref(p);
-    return rc;
+    return NULL;
+}
+
+static int cmd_latency(const cli_t *cli, const char *id_text)
+{
+    unsigned long long id = player_arg("latency", id_text);
+    if (!id)
+        return 2;
+    char path[64];
+    snprintf(path, sizeof path, "/v1/players/%llu", id);
+    int k, rc;
+    json_t *p = player_fetch(cli, id, path, &k, &rc);
+    if (!p)
+        return rc;
+    time_t t = (time_t) (num(p, "updated_at_us") / 1000000);
+    char when[32] = "never", rate[48] = "not known yet";
+    if (t > 0)
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    if (json_is_integer(json_object_get(p, "clock_rate_ppm")))
+        snprintf(rate, sizeof rate, "%+lld ppm", (long long) num(p, "clock_rate_ppm"));
+    printf("player      %llu\n"
+           "shard       %d (%s)\n"
+           "online      %s\n"
+           "delay       %.3f ms (srtt/2)\n"
+           "srtt        %.3f ms   rttvar %.3f ms   last %.3f ms   min %.3f ms\n"
+           "samples     %lld   invalid %lld   lost %lld\n"
+           "client      rtt %.3f ms   offset %.3f ms\n"
+           "lag flag    %s (%lld strikes)\n"
+           "clock rate  %s   speed flag %s\n"
+           "updated     %s\n",
+           id, k, cli->urls[k], yes(p, "online"), ms(num(p, "delay_us")), ms(num(p, "srtt_us")),
+           ms(num(p, "rttvar_us")), ms(num(p, "rtt_us")), ms(num(p, "min_rtt_us")), (long long) num(p, "samples"),
+           (long long) num(p, "invalid"), (long long) num(p, "lost"), ms(num(p, "client_rtt_us")),
+           ms(num(p, "client_offset_us")), yes(p, "lag_flag"), (long long) num(p, "lag_strikes"), rate,
+           yes(p, "speed_flag"), when);
+    json_decref(p);
+    return 0;
 }
 
 /* ticksync-admin dashboard: serves the page until SIGINT or SIGTERM. */
@@ -194,66 +217,49 @@ static bool parse_time(const char *s, int64_t *out)
 static int cmd_history(const cli_t *cli, const char *id_text, const char *from_text, const char *to_text,
                        const char *last)
 {
-    char *end;
-    unsigned long long id = id_text ? strtoull(id_text, &end, 10) : 0;
+    unsigned long long id = player_arg("history", id_text);
     int64_t to = ts_clock_real_us(), from, span = parse_span(last);
-    if (!id_text || *end || id == 0 || id_text[0] == '-') {
-        fprintf(stderr, "ticksync-admin: history needs a player id, a positive integer\n");
+    if (!id)
         return 2;
-    }
     if ((to_text && !parse_time(to_text, &to)) || (from_text && !parse_time(from_text, &from)) || (!from_text && !span)) {
         fprintf(stderr, "ticksync-admin: history: --from and --to are µs since the epoch, --last a span like 30m\n");
         return 2;
     }
     if (!from_text)
         from = to - span;
-    int k = (int) ts_shard_of(id, (uint32_t) cli->count);
     char path[160];
     snprintf(path, sizeof path, "/v1/players/%llu/history?from=%lld&to=%lld", id, (long long) from, (long long) to);
-    int status = 0;
-    json_t *h = fetch(cli, k, path, &status);
+    int k, rc;
+    json_t *h = player_fetch(cli, id, path, &k, &rc);
     if (!h)
-        return 1;
-    int rc = 0;
+        return rc;
     json_t *points = json_object_get(h, "points");
-    if (status == 404) {
-        fprintf(stderr, "ticksync-admin: player %llu is unknown to shard %d\n", id, k);
-        rc = 3;
-    } else if (status != 200) {
-        fprintf(stderr, "ticksync-admin: shard %d answered %d: %s\n", k, status,
-                json_string_value(json_object_get(h, "error")) ?: "?");
-        rc = 1;
-    } else if (cli->json) {
-        json_object_set_new(h, "shard", json_integer(k));
-        rc = print_json(h);
-    } else {
-        printf("player %llu, shard %d, steps of %lld s: %zu\n", id, k, (long long) num(h, "step_s"),
-               json_array_size(points));
-        printf("%-20s %9s %6s %9s %9s %9s %9s\n", "STEP (UTC)", "EXCHANGES", "LOST", "MIN_MS", "P50_MS", "MAX_MS",
-               "JITTER_MS");
-        json_int_t lo = 0, hi = 0;
-        for (size_t i = 0; i < json_array_size(points); i++) {
-            json_t *pt = json_array_get(points, i);
-            time_t t = (time_t) (num(pt, "t_us") / 1000000);
-            char when[32];
-            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", gmtime(&t));
-            printf("%-20s %9lld %6lld %9.3f %9.3f %9.3f %9.3f\n", when, (long long) num(pt, "exchanges"),
-                   (long long) num(pt, "lost"), ms(num(pt, "rtt_min_us")), ms(num(pt, "rtt_p50_us")),
-                   ms(num(pt, "rtt_max_us")), ms(num(pt, "jitter_us")));
-            json_int_t p50 = num(pt, "rtt_p50_us");
-            lo = i == 0 || p50 < lo ? p50 : lo;
-            hi = i == 0 || p50 > hi ? p50 : hi;
-        }
-        static const char *const bars[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
-        printf("p50 %9.3f ms ", ms(lo));
-        for (size_t i = 0; i < json_array_size(points); i++) {
-            json_int_t p50 = num(json_array_get(points, i), "rtt_p50_us");
-            fputs(bars[hi > lo ? (int) ((p50 - lo) * 7 / (hi - lo)) : 0], stdout);
-        }
-        printf(" %.3f ms\n", ms(hi));
+    printf("player %llu, shard %d, steps of %lld s: %zu\n", id, k, (long long) num(h, "step_s"),
+           json_array_size(points));
+    printf("%-20s %9s %6s %9s %9s %9s %9s\n", "STEP (UTC)", "EXCHANGES", "LOST", "MIN_MS", "P50_MS", "MAX_MS",
+           "JITTER_MS");
+    json_int_t lo = 0, hi = 0;
+    for (size_t i = 0; i < json_array_size(points); i++) {
+        json_t *pt = json_array_get(points, i);
+        time_t t = (time_t) (num(pt, "t_us") / 1000000);
+        char when[32];
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", gmtime(&t));
+        printf("%-20s %9lld %6lld %9.3f %9.3f %9.3f %9.3f\n", when, (long long) num(pt, "exchanges"),
+               (long long) num(pt, "lost"), ms(num(pt, "rtt_min_us")), ms(num(pt, "rtt_p50_us")),
+               ms(num(pt, "rtt_max_us")), ms(num(pt, "jitter_us")));
+        json_int_t p50 = num(pt, "rtt_p50_us");
+        lo = i == 0 || p50 < lo ? p50 : lo;
+        hi = i == 0 || p50 > hi ? p50 : hi;
     }
+    static const char *const bars[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+    printf("p50 %9.3f ms ", ms(lo));
+    for (size_t i = 0; i < json_array_size(points); i++) {
+        json_int_t p50 = num(json_array_get(points, i), "rtt_p50_us");
+        fputs(bars[hi > lo ? (int) ((p50 - lo) * 7 / (hi - lo)) : 0], stdout);
+    }
+    printf(" %.3f ms\n", ms(hi));
     json_decref(h);
-    return rc;
+    return 0;
 }
 
 /* The shards' own order: srtt (highest first when *worst), then player id. */
