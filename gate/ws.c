@@ -25,11 +25,21 @@
 
 #define WS_GUID      "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 #define WS_VALUE_MAX 256     /* bytes kept of a header the handshake reads */
-#define WS_STAGE     8192    /* frame bytes gathered before io.write */
+#define WS_STAGE     8192    /* frame bytes gathered before io.write (on send_queued's stack) */
 
 typedef enum { WS_HANDSHAKE, WS_OPEN, WS_CLOSED } ws_state_t;
 
 enum { H_NONE, H_UPGRADE, H_KEY, H_VERSION, H_ORIGIN, H_COUNT };
+
+/* What the handshake gathers: freed once it is answered, so an open
+ * connection does not carry its request for life. */
+typedef struct {
+    char   request[GATE_WS_REQUEST_MAX];
+    size_t request_len;
+    int    header;                       /* the one whose value comes next */
+    char   value[H_COUNT][WS_VALUE_MAX];
+    bool   seen[H_COUNT], overlong;
+} ws_handshake_t;
 
 struct gate_ws_t {
     ws_state_t              state;
@@ -37,12 +47,7 @@ struct gate_ws_t {
     const char             *origins;
     size_t                  max_message;
     gate_ws_io_t            io;
-    /* the handshake */
-    char                    request[GATE_WS_REQUEST_MAX];
-    size_t                  request_len;
-    int                     header;                       /* the one whose value comes next */
-    char                    value[H_COUNT][WS_VALUE_MAX];
-    bool                    seen[H_COUNT], overlong;
+    ws_handshake_t         *hs;                           /* until the handshake is answered */
     /* the frames */
     wslay_event_context_ptr ctx;
     const uint8_t          *in;                           /* this feed's bytes not yet given to wslay */
@@ -51,7 +56,7 @@ struct gate_ws_t {
     void                   *on_message_arg;
     int                     frames;                       /* of the message being received */
     bool                    write_failed;
-    uint8_t                 stage[WS_STAGE];
+    uint8_t                *stage;                        /* during send_queued: its buffer */
     size_t                  staged;
 };
 
@@ -66,6 +71,10 @@ const char *gate_ws_fault_name(gate_ws_fault_t fault)
 gate_ws_t *gate_ws_new(const char *origins, size_t max_message, const gate_ws_io_t *io)
 {
     gate_ws_t *self = calloc(1, sizeof *self);
+    if (self && !(self->hs = calloc(1, sizeof *self->hs))) {
+        free(self);
+        self = NULL;
+    }
     if (!self)
         return NULL;
     self->origins = origins;
@@ -80,6 +89,7 @@ void gate_ws_destroy(gate_ws_t **self_p)
         return;
     if ((*self_p)->ctx)
         wslay_event_context_free((*self_p)->ctx);
+    free((*self_p)->hs);
     free(*self_p);
     *self_p = NULL;
 }
@@ -106,11 +116,11 @@ static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
 {
     (void) flags;
     gate_ws_t *self = arg;
-    if (self->staged + len > sizeof self->stage && flush_stage(self) < 0) {
+    if (self->staged + len > WS_STAGE && flush_stage(self) < 0) {
         wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
         return -1;
     }
-    if (len > sizeof self->stage) {
+    if (len > WS_STAGE) {
         if (self->io.write(self->io.arg, data, len) < 0) {
             self->write_failed = true;
             wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
@@ -123,11 +133,17 @@ static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
     return (ssize_t) len;
 }
 
-/* Writes what wslay has queued, as whole frames. */
+/* Writes what wslay has queued, as whole frames (wslay hands a frame over
+ * in pieces: they are gathered in stage, and written together). */
 static int send_queued(gate_ws_t *self)
 {
+    uint8_t stage[WS_STAGE];
+    self->stage = stage;
+    self->staged = 0;
     int rc = wslay_event_send(self->ctx);
-    if (flush_stage(self) < 0 || rc < 0 || self->write_failed)
+    int flushed = flush_stage(self);
+    self->stage = NULL;
+    if (flushed < 0 || rc < 0 || self->write_failed)
         return -1;
     if (wslay_event_get_close_sent(self->ctx))
         self->state = WS_CLOSED;
@@ -204,39 +220,39 @@ static int feed_frames(gate_ws_t *self, const uint8_t *data, size_t len)
 
 static int on_field(http_parser *p, const char *at, size_t len)
 {
-    gate_ws_t *self = p->data;
+    ws_handshake_t *hs = p->data;
     static const char *const names[H_COUNT] = {
         [H_UPGRADE] = "upgrade", [H_KEY] = "sec-websocket-key",
         [H_VERSION] = "sec-websocket-version", [H_ORIGIN] = "origin",
     };
-    self->header = H_NONE;
+    hs->header = H_NONE;
     for (int h = H_UPGRADE; h < H_COUNT; h++)
         if (strlen(names[h]) == len && strncasecmp(names[h], at, len) == 0)
-            self->header = h;
+            hs->header = h;
     return 0;
 }
 
 static int on_value(http_parser *p, const char *at, size_t len)
 {
-    gate_ws_t *self = p->data;
-    int h = self->header;
+    ws_handshake_t *hs = p->data;
+    int h = hs->header;
     if (h == H_NONE)
         return 0;
-    if (self->seen[h] || len >= WS_VALUE_MAX) {
-        self->overlong = true;   /* a repeated or overlong header: refused */
+    if (hs->seen[h] || len >= WS_VALUE_MAX) {
+        hs->overlong = true;   /* a repeated or overlong header: refused */
         return 0;
     }
-    self->seen[h] = true;
-    memcpy(self->value[h], at, len);
-    self->value[h][len] = '\0';
+    hs->seen[h] = true;
+    memcpy(hs->value[h], at, len);
+    hs->value[h][len] = '\0';
     return 0;
 }
 
-static bool origin_allowed(const gate_ws_t *self)
+static bool origin_allowed(const gate_ws_t *self, const ws_handshake_t *hs)
 {
-    if (!self->seen[H_ORIGIN] || !self->origins || !*self->origins || strcmp(self->origins, "*") == 0)
+    if (!hs->seen[H_ORIGIN] || !self->origins || !*self->origins || strcmp(self->origins, "*") == 0)
         return true;   /* no Origin: not a browser, whose pages it protects */
-    const char *origin = self->value[H_ORIGIN];
+    const char *origin = hs->value[H_ORIGIN];
     size_t olen = strlen(origin);
     for (const char *p = self->origins; *p;) {
         const char *end = strchr(p, ',');
@@ -267,32 +283,33 @@ static int refuse(gate_ws_t *self, gate_ws_fault_t fault, const char *status, co
 /* The request is complete (its first len bytes); answers it. */
 static int answer(gate_ws_t *self, size_t len)
 {
+    ws_handshake_t *hs = self->hs;
     http_parser_settings settings;
     http_parser_settings_init(&settings);
     settings.on_header_field = on_field;
     settings.on_header_value = on_value;
     http_parser parser;
     http_parser_init(&parser, HTTP_REQUEST);
-    parser.data = self;
-    http_parser_execute(&parser, &settings, self->request, len);
+    parser.data = hs;
+    http_parser_execute(&parser, &settings, hs->request, len);
     uint8_t key[16];
     size_t key_len = 0;
-    if (HTTP_PARSER_ERRNO(&parser) != HPE_OK || parser.method != HTTP_GET || !parser.upgrade || self->overlong
-        || parser.http_major != 1 || parser.http_minor < 1 || !self->seen[H_UPGRADE]
-        || strcasecmp(self->value[H_UPGRADE], "websocket") != 0 || !self->seen[H_KEY]
-        || sodium_base642bin(key, sizeof key, self->value[H_KEY], strlen(self->value[H_KEY]), NULL, &key_len, NULL,
+    if (HTTP_PARSER_ERRNO(&parser) != HPE_OK || parser.method != HTTP_GET || !parser.upgrade || hs->overlong
+        || parser.http_major != 1 || parser.http_minor < 1 || !hs->seen[H_UPGRADE]
+        || strcasecmp(hs->value[H_UPGRADE], "websocket") != 0 || !hs->seen[H_KEY]
+        || sodium_base642bin(key, sizeof key, hs->value[H_KEY], strlen(hs->value[H_KEY]), NULL, &key_len, NULL,
                              sodium_base64_VARIANT_ORIGINAL) < 0
         || key_len != sizeof key)
         return refuse(self, GATE_WS_BAD_HANDSHAKE, "400 Bad Request", NULL);
-    if (!self->seen[H_VERSION] || strcmp(self->value[H_VERSION], "13") != 0)
+    if (!hs->seen[H_VERSION] || strcmp(hs->value[H_VERSION], "13") != 0)
         return refuse(self, GATE_WS_BAD_HANDSHAKE, "426 Upgrade Required", "Sec-WebSocket-Version: 13\r\n");
-    if (!origin_allowed(self))
+    if (!origin_allowed(self, hs))
         return refuse(self, GATE_WS_ORIGIN, "403 Forbidden", NULL);
 
     struct sha1_ctx sha;
     uint8_t digest[SHA1_DIGEST_SIZE];
     sha1_init(&sha);
-    sha1_update(&sha, strlen(self->value[H_KEY]), (const uint8_t *) self->value[H_KEY]);
+    sha1_update(&sha, strlen(hs->value[H_KEY]), (const uint8_t *) hs->value[H_KEY]);
     sha1_update(&sha, sizeof WS_GUID - 1, (const uint8_t *) WS_GUID);
     sha1_digest(&sha, sizeof digest, digest);
     char accept[sodium_base64_ENCODED_LEN(SHA1_DIGEST_SIZE, sodium_base64_VARIANT_ORIGINAL)];
@@ -314,20 +331,21 @@ static int answer(gate_ws_t *self, size_t len)
 
 static int feed_handshake(gate_ws_t *self, const uint8_t *data, size_t len, size_t *used)
 {
-    size_t room = sizeof self->request - self->request_len, take = len < room ? len : room;
-    size_t before = self->request_len;
-    memcpy(self->request + self->request_len, data, take);
-    self->request_len += take;
+    ws_handshake_t *hs = self->hs;
+    size_t room = sizeof hs->request - hs->request_len, take = len < room ? len : room;
+    size_t before = hs->request_len;
+    memcpy(hs->request + hs->request_len, data, take);
+    hs->request_len += take;
     /* the blank line may straddle this feed and the last: search from a little before */
     size_t from = before > 3 ? before - 3 : 0;
-    const char *blank = memmem(self->request + from, self->request_len - from, "\r\n\r\n", 4);
+    const char *blank = memmem(hs->request + from, hs->request_len - from, "\r\n\r\n", 4);
     if (!blank) {
         *used = take;
-        if (self->request_len == sizeof self->request)
+        if (hs->request_len == sizeof hs->request)
             return refuse(self, GATE_WS_BAD_HANDSHAKE, "400 Bad Request", NULL);
         return 0;
     }
-    size_t end = (size_t) (blank + 4 - self->request);
+    size_t end = (size_t) (blank + 4 - hs->request);
     *used = end - before;
     return answer(self, end);
 }
@@ -339,6 +357,10 @@ int gate_ws_feed(gate_ws_t *self, const uint8_t *data, size_t len, gate_ws_messa
     if (self->state == WS_HANDSHAKE) {
         size_t used = 0;
         int rc = feed_handshake(self, data, len, &used);
+        if (self->state != WS_HANDSHAKE) {   /* answered: what it gathered is done with */
+            free(self->hs);
+            self->hs = NULL;
+        }
         if (rc != 0 || self->state != WS_OPEN)
             return rc;
         data += used;   /* frames sent before the 101 was read */
