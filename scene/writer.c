@@ -8,7 +8,7 @@
 
 #include "clock.h"
 #include "err.h"
-#include "idkey.h"
+#include "pending.h"
 #include "wire.h"
 
 #define RETRY_LOG_US 10000000  /* a failing store is logged again every 10 s */
@@ -30,11 +30,9 @@ struct scene_writer_t {
 
 typedef struct {
     config_t  *cfg;
-    zhashx_t  *pending;       /* player_id -> scene_row_t* */
+    scene_pending_t *pending; /* each player's latest row, for the next flush */
     void     **to_worker;     /* PUSH handles, by worker */
     zsock_t  **to_worker_s;
-    scene_row_t *rows;        /* the flush's batch, kept and grown, never shrunk */
-    size_t     rows_size;
     scene_history_row_t *hist;   /* history rows for the next flush */
     size_t     nhist, hist_size;
     scene_sender_t sender;    /* to the workers */
@@ -42,28 +40,12 @@ typedef struct {
     int64_t    last_error_log;
 } state_t;
 
-static void row_free(void **item) { free(*item); *item = NULL; }
-
-static void keep_row(state_t *st, const scene_row_t *row)
-{
-    scene_row_t *have = zhashx_lookup(st->pending, (void *) (uintptr_t) row->player_id);
-    if (have) {
-        *have = *row;
-        return;
-    }
-    scene_row_t *copy = malloc(sizeof *copy);
-    if (!copy)
-        return;
-    *copy = *row;
-    zhashx_insert(st->pending, (void *) (uintptr_t) row->player_id, copy);
-}
-
 static void answer_query(state_t *st, const scene_query_t *q)
 {
     if (q->worker < 0 || q->worker >= st->cfg->workers)
         return;
     scene_load_t load = { .player_id = q->player_id };
-    scene_row_t *have = zhashx_lookup(st->pending, (void *) (uintptr_t) q->player_id);
+    const scene_row_t *have = scene_pending_get(st->pending, q->player_id);
     if (have) {
         load.row = *have;
         load.found = 1;
@@ -88,7 +70,7 @@ static void on_message(state_t *st, zmsg_t *msg)
     if (k == 'R' && zframe_size(body) % sizeof(scene_row_t) == 0) {
         const scene_row_t *rows = (const scene_row_t *) zframe_data(body);
         for (size_t i = 0; i < zframe_size(body) / sizeof(scene_row_t); i++)
-            keep_row(st, &rows[i]);
+            scene_pending_put(st->pending, &rows[i]);   /* out of memory: the next exchange's row comes */
     } else if (k == 'H' && zframe_size(body) % sizeof(scene_history_row_t) == 0) {
         size_t n = zframe_size(body) / sizeof(scene_history_row_t);
         if (st->nhist + n > st->hist_size) {
@@ -110,40 +92,23 @@ static void on_message(state_t *st, zmsg_t *msg)
     }
 }
 
-static int by_player(const void *a, const void *b)
-{
-    uint64_t x = ((const scene_row_t *) a)->player_id, y = ((const scene_row_t *) b)->player_id;
-    return (x > y) - (x < y);
-}
-
 static void flush(state_t *st)
 {
     if (st->cfg->history_keep_us > 0)   /* retention, a small batch a flush */
         scene_store_expire_history(st->cfg->store, ts_clock_real_us() - st->cfg->history_keep_us, EXPIRE_BATCH);
-    size_t n = zhashx_size(st->pending);
-    ts_metric_set(st->cfg->stats->store_pending, (int64_t) n);
-    if (n == 0 && st->nhist == 0)
+    size_t i = scene_pending_size(st->pending);
+    ts_metric_set(st->cfg->stats->store_pending, (int64_t) i);
+    if (i == 0 && st->nhist == 0)
         return;
-    if (n > st->rows_size) {
-        scene_row_t *grown = realloc(st->rows, n * sizeof *grown);
-        if (!grown)
-            return;
-        st->rows = grown;
-        st->rows_size = n;
-    }
-    scene_row_t *rows = st->rows;
-    size_t i = 0;
-    for (scene_row_t *r = zhashx_first(st->pending); r && i < n; r = zhashx_next(st->pending))
-        rows[i++] = *r;
     /* in key order: each b-tree page is visited once, in turn, not at random */
-    qsort(rows, i, sizeof *rows, by_player);
+    const scene_row_t *rows = scene_pending_sorted(st->pending, &i);
     char err[TS_ERR_MAX];
     int64_t t0 = ts_clock_mono_us();
     int rc = scene_store_put_all(st->cfg->store, rows, i, st->hist, st->nhist, err);
     int64_t took = ts_clock_mono_us() - t0;
     ts_metric_set(st->cfg->stats->sqlite_memory, sqlite3_memory_used());
     if (rc == 0) {
-        zhashx_purge(st->pending);
+        scene_pending_clear(st->pending);
         st->nhist = 0;
         ts_metric_add(st->cfg->stats->flushes, 1);
         ts_metric_observe(st->cfg->stats->flush_seconds, (double) took / 1e6);
@@ -189,16 +154,11 @@ static void writer_actor(zsock_t *pipe, void *args)
     state_t st = { .cfg = cfg };
     st.sender = (scene_sender_t) { .failed = cfg->stats->send_failed_worker, .log = cfg->log, .to = "worker" };
     zsock_t *inbox = zsock_new_pull("@" SCENE_EP_STORE);
-    st.pending = zhashx_new();
+    st.pending = scene_pending_new();
     st.to_worker = calloc((size_t) cfg->workers, sizeof(void *));
     st.to_worker_s = calloc((size_t) cfg->workers, sizeof(zsock_t *));
     bool ok = inbox && st.pending && st.to_worker && st.to_worker_s;
     if (ok) {
-        zhashx_set_key_hasher(st.pending, ts_idkey_hash);
-        zhashx_set_key_comparator(st.pending, ts_idkey_cmp);
-        zhashx_set_key_duplicator(st.pending, NULL);
-        zhashx_set_key_destructor(st.pending, NULL);
-        zhashx_set_destructor(st.pending, row_free);
         zsock_set_rcvhwm(inbox, 0);
         char ep[64];
         for (int w = 0; w < cfg->workers && ok; w++) {
@@ -236,7 +196,7 @@ static void writer_actor(zsock_t *pipe, void *args)
     }
     if (inbox) {   /* last words: everything the workers sent, then a final flush */
         drain(&st, inbox);
-        for (int tries = 0; tries < 3 && st.pending && zhashx_size(st.pending); tries++)
+        for (int tries = 0; tries < 3 && st.pending && scene_pending_size(st.pending); tries++)
             flush(&st);
     }
     zpoller_destroy(&poller);
@@ -244,9 +204,8 @@ static void writer_actor(zsock_t *pipe, void *args)
         zsock_destroy(&st.to_worker_s[w]);
     free(st.to_worker);
     free(st.to_worker_s);
-    free(st.rows);
     free(st.hist);
-    zhashx_destroy(&st.pending);
+    scene_pending_destroy(&st.pending);
     zsock_destroy(&inbox);
 }
 
