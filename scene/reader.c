@@ -10,7 +10,7 @@
 #include "err.h"
 #include "store.h"
 
-enum { GET, WORST, BEST, TOTALS, NTH, PING, LAGGING, SPEEDING, HISTORY, NSQL };   /* the statements, in the order of sql[] */
+enum { GET, WORST, BEST, TOTALS, SRTTS, PING, LAGGING, SPEEDING, HISTORY, NSQL };   /* the statements, in the order of sql[] */
 
 struct scene_reader_t {
     sqlite3      *db;
@@ -23,7 +23,7 @@ static const char *const sql[NSQL] = {
     "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE samples > 0 ORDER BY srtt_us ASC, player_id LIMIT ?",
     "SELECT count(*), total(online), total(samples > 0), total(samples), total(invalid), total(lost)"
     " FROM player_latency",
-    "SELECT srtt_us FROM player_latency WHERE samples > 0 ORDER BY srtt_us LIMIT 1 OFFSET ?",
+    "SELECT srtt_us FROM player_latency WHERE samples > 0",
     "SELECT 1 FROM player_latency LIMIT 1",
     "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE lag_flag != 0 ORDER BY srtt_us DESC, player_id LIMIT ?",
     "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE speed_flag != 0"
@@ -83,21 +83,44 @@ int scene_reader_flagged(scene_reader_t *self, bool speed, scene_row_t *rows, in
     return rows_of(speed ? self->st[SPEEDING] : self->st[LAGGING], rows, max);
 }
 
-/* srtt of the player at rank k (0-based) among the measured, or -1. */
-static int64_t srtt_at(scene_reader_t *self, int64_t k)
+static int by_value(const void *a, const void *b)
 {
-    sqlite3_bind_int64(self->st[NTH], 1, k);
-    int64_t v = sqlite3_step(self->st[NTH]) == SQLITE_ROW ? sqlite3_column_int64(self->st[NTH], 0) : -1;
-    sqlite3_reset(self->st[NTH]);
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return (x > y) - (x < y);
+}
+
+/* The measured players' srtt, sorted: one scan of the table (it has no
+ * index on srtt_us, which would cost the writer more than this costs). */
+static int64_t *srtts_sorted(scene_reader_t *self, int64_t *n)
+{
+    int64_t *v = NULL;
+    size_t have = 0, size = 0;
+    int rc;
+    while ((rc = sqlite3_step(self->st[SRTTS])) == SQLITE_ROW) {
+        if (have == size) {
+            size = size ? size * 2 : 4096;
+            int64_t *grown = realloc(v, size * sizeof *v);
+            if (!grown)
+                break;
+            v = grown;
+        }
+        v[have++] = sqlite3_column_int64(self->st[SRTTS], 0);
+    }
+    sqlite3_reset(self->st[SRTTS]);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return NULL;
+    }
+    qsort(v, have, sizeof *v, by_value);
+    *n = (int64_t) have;
     return v;
 }
 
-/* Nearest-rank percentile p (0..100] of n measured players. */
-static int64_t delay_pct(scene_reader_t *self, int64_t n, int p)
+/* Nearest-rank percentile p (0..100] of the n sorted srtts, as a one-way delay. */
+static int64_t delay_pct(const int64_t *sorted, int64_t n, int p)
 {
     int64_t rank = (n * p + 99) / 100;
-    int64_t srtt = srtt_at(self, rank > 0 ? rank - 1 : 0);
-    return srtt < 0 ? -1 : srtt / 2;
+    return sorted[rank > 0 ? rank - 1 : 0] / 2;
 }
 
 int scene_reader_summary(scene_reader_t *self, scene_summary_t *out)
@@ -114,12 +137,16 @@ int scene_reader_summary(scene_reader_t *self, scene_summary_t *out)
     }
     sqlite3_reset(self->st[TOTALS]);
     if (rc == SQLITE_ROW && out->measured > 0) {
-        out->delay_p50_us = delay_pct(self, out->measured, 50);
-        out->delay_p90_us = delay_pct(self, out->measured, 90);
-        out->delay_p99_us = delay_pct(self, out->measured, 99);
-        out->delay_max_us = delay_pct(self, out->measured, 100);
-        if (out->delay_p50_us < 0 || out->delay_p90_us < 0 || out->delay_p99_us < 0 || out->delay_max_us < 0)
+        int64_t n = 0, *sorted = srtts_sorted(self, &n);
+        if (sorted && n > 0) {
+            out->delay_p50_us = delay_pct(sorted, n, 50);
+            out->delay_p90_us = delay_pct(sorted, n, 90);
+            out->delay_p99_us = delay_pct(sorted, n, 99);
+            out->delay_max_us = delay_pct(sorted, n, 100);
+        } else {
             rc = SQLITE_ERROR;
+        }
+        free(sorted);
     }
     sqlite3_exec(self->db, "COMMIT", NULL, NULL, NULL);
     return rc == SQLITE_ROW ? 0 : -1;

@@ -66,7 +66,7 @@ Test(store, unwritable_path_is_a_clear_error)
     cr_assert(strstr(err, "cannot open database") != NULL, "%s", err);
 }
 
-Test(store, a_database_of_the_first_schema_gains_the_clock_rate_columns, .init = setup, .fini = teardown)
+Test(store, a_database_of_the_first_schema_gains_the_clock_rate_columns_and_loses_the_srtt_index, .init = setup, .fini = teardown)
 {
     /* the table as it was before clock_rate_ppm and speed_flag, with a row */
     char dir[64];
@@ -81,6 +81,7 @@ Test(store, a_database_of_the_first_schema_gains_the_clock_rate_columns, .init =
                               " client_rtt_us INTEGER NOT NULL, client_offset_us INTEGER NOT NULL,"
                               " updated_at_us INTEGER NOT NULL, lag_flag INTEGER NOT NULL DEFAULT 0,"
                               " lag_strikes INTEGER NOT NULL DEFAULT 0, online INTEGER NOT NULL DEFAULT 0);"
+                              "CREATE INDEX player_latency_srtt ON player_latency(srtt_us);"
                               "INSERT INTO player_latency VALUES (5, 1, 2, 3, 4, 6, 0, 0, 0, 0, 9, 0, 0, 0);",
                               NULL, NULL, NULL),
                  SQLITE_OK);
@@ -104,6 +105,16 @@ Test(store, a_database_of_the_first_schema_gains_the_clock_rate_columns, .init =
     cr_assert_eq(row.clock_rate_ppm, 51000);
     cr_assert_eq(row.speed_flag, 1);
     scene_store_destroy(&s);
+    /* the srtt_us index of that time is gone: each upsert paid to move its entry */
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'player_latency_srtt'", -1, &st,
+                                    NULL),
+                 SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
 }
 
 Test(store, history_steps_add_up_and_expire_in_small_batches, .init = setup, .fini = teardown)
