@@ -23,11 +23,14 @@
  *
  * Drift (the frequency error, the level's slope). Once the accepted
  * samples span drift_min_span, the chord of each way's lower convex hull
- * (Moon, Skelly and Towsley's skew estimator), averaged over the two ways;
- * until then, the slope of the points' weighted least-squares line, once
- * the points span drift_min_span. That line's standard error is the
- * drift's noise: the level's minima are brought to a common time along the
- * drift only as far as it stands out of that noise.
+ * (Moon, Skelly and Towsley's skew estimator), averaged over the two ways,
+ * or, when one way queues far more than the other (their median spreads
+ * above their edges differ over UNEVEN times), weighted by how closely
+ * each way's least measurements crowd its edge; until then, the slope of
+ * the points' weighted least-squares line, once the points span
+ * drift_min_span. That line's standard error is the drift's noise (for
+ * uneven ways, the weighted chords' own): the level's minima are brought
+ * to a common time along the drift only as far as it stands out of it.
  *
  * What the game sees is slewed toward the estimate at max_slew, so it never
  * runs backwards, and stepped only forward and only past step_us. A
@@ -58,8 +61,10 @@
 #define JITTER_Q        0.99      /* the jitter is half this quantile of their excess (bench/RESULTS.md 5b) ... */
 #define JITTER_Q_LOW    0.97     /* ... or of this one, when the tail above it is a separate mode: */
 #define SPIKE_RATIO     3.0      /* the 99th over this many times the 97th */
-#define EXPECT_K        4.0      /* the expected error: this many gaps between each way's two least measurements, */
+#define EXPECT_K        5.0      /* the expected error: this many spacings of each way's least measurements, */
 #define EXPECT_AGE      3.0      /* and the drift's noise over this share of the edges' span */
+#define UNEVEN          4.0      /* ways whose median spread above their edges differ by more: weighted */
+#define EDGE_K          5        /* a way's least measurements whose spacing is its edge's noise */
 #define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
 
 typedef struct {
@@ -87,6 +92,7 @@ struct ticksync_t {
     int      chosen;                        /* index in filter of the chosen sample, -1: none */
     double   freq;
     double   freq_se;                       /* the points' line's slope's standard error: the drift's noise */
+    double   chord_se;                      /* the ways' chord's, while it gives the drift (NAN: it does not yet) */
     bool     freq_known;
     bool     fitted;                        /* the line is the estimate (else the chosen sample) */
     int64_t  fit_local;                     /* the line: fit_offset at fit_local, slope freq */
@@ -95,7 +101,7 @@ struct ticksync_t {
     double   edge_up, edge_down;            /* the ways' lower edges at edge_local (level_from_ways) */
     int64_t  edge_local;
     double   edge_slope;
-    double   gap_up, gap_down;              /* each way's second least measurement minus its least */
+    double   gap_up, gap_down;              /* the spacing of each way's least measurements */
     int64_t  edge_span;                     /* how far back the ways that gave the edges go */
     bool     edges;
     bool     suspect;                       /* a sample below a way's edge waits for a second one */
@@ -168,6 +174,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
     self->chosen = -1;
     self->burst_left = c.burst;
     self->since = self->bend_since = INT64_MIN;
+    self->chord_se = NAN;
     return self;
 }
 
@@ -379,6 +386,55 @@ static double hull_chord_slope(const double *t, const double *y, int n)
     return (on[1] - on[0]) / (at[1] - at[0]);
 }
 
+/* Keeps the EDGE_K least of the values offered, sorted, in least[0..*k). */
+static void keep_least(double *least, int *k, double r)
+{
+    if (*k == EDGE_K && r >= least[EDGE_K - 1])
+        return;
+    int j = *k < EDGE_K ? (*k)++ : EDGE_K - 1;
+    for (; j > 0 && least[j - 1] > r; j--)
+        least[j] = least[j - 1];
+    least[j] = r;
+}
+
+/* The mean gap between the EDGE_K least values: the spacing of the order
+ * statistics at the bottom, 1 / (n x the density there), which is also
+ * about how far the least sits above the true edge. */
+static double spacing(const double *least, int k)
+{
+    return k > 1 ? fmax((least[k - 1] - least[0]) / (k - 1), 1) : INFINITY;
+}
+
+/* How far above its lower edge a way's measurements sit near it: the
+ * spacing of its least residuals from a line of the given slope. */
+static double edge_noise(const double *t, const double *y, int n, double slope)
+{
+    double least[EDGE_K];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        keep_least(least, &k, y[i] - slope * t[i]);
+    return spacing(least, k);
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+/* How far a way's measurements typically sit above its lower edge: their
+ * median residual from a line of the given slope, over the least. Steady
+ * from a few dozen measurements on, where the spacing at the bottom is not:
+ * it tells a way that queues (a congested uplink) from one that does not. */
+static double way_spread(const double *t, const double *y, int n, double slope)
+{
+    double r[WAYS_MAX];
+    for (int i = 0; i < n; i++)
+        r[i] = y[i] - slope * t[i];
+    qsort(r, (size_t) n, sizeof *r, by_double);
+    return r[n / 2] - r[0];
+}
+
 /* The drift from the ways' lower edges, once they span drift_min_span and
  * the points' line has a standard error too: the way up rises by it and
  * the way down falls by it, so each way gives it apart and the two are
@@ -413,8 +469,32 @@ static void slope_from_ways(ticksync_t *self)
         from = mid;
     }
     self->bend_since = self->ways[(first + from) % WAYS_MAX].local;
-    self->freq = clamp_freq((hull_chord_slope(t + from, up + from, n - from)
-                             - hull_chord_slope(t + from, down + from, n - from)) / 2);
+    double *tf = t + from, *uf = up + from, *df = down + from;
+    int m = n - from;
+    double su = hull_chord_slope(tf, uf, m), sd = hull_chord_slope(tf, df, m);
+    double spu = way_spread(tf, uf, m, su), spd = way_spread(tf, df, m, sd);
+    if (spu <= UNEVEN * spd && spd <= UNEVEN * spu) {   /* alike: each way counts the same */
+        self->freq = clamp_freq((su - sd) / 2);
+        self->chord_se = NAN;   /* the points' line's error stands for the drift's */
+        return;
+    }
+    /* One way queues and the other does not (a congested uplink): the clean
+     * way's chord is the more exact, by the spacing of each way's least
+     * measurements, which is how far each chord's ends can sit above the
+     * true edge, half the span apart. The two are weighted by it, and that
+     * spacing gives the drift's error, where the points' line (tilted by
+     * the queueing way) would overstate it and the drift be under-used. */
+    double nu = edge_noise(tf, uf, m, su), nd = edge_noise(tf, df, m, sd), half = (tf[m - 1] - tf[0]) / 2;
+    double wu = nd * nd / (nu * nu + nd * nd), wd = 1 - wu;
+    self->freq = clamp_freq(wu * su - wd * sd);
+    self->chord_se = half > 0 ? M_SQRT2 * hypot(wu * nu, wd * nd) / half : NAN;
+}
+
+/* The drift's standard error: the ways' chord's when it gives the drift
+ * from uneven ways, else the points' line's. */
+static double drift_se(const ticksync_t *self)
+{
+    return isfinite(self->chord_se) ? self->chord_se : self->freq_se;
 }
 
 /* The line's level from each way's least measurement, apart: queueing only
@@ -430,11 +510,12 @@ static void level_from_ways(ticksync_t *self)
     int64_t ref = self->ways[(self->ways_next + WAYS_MAX - 1) % WAYS_MAX].local;
     /* a slope not yet told from noise would tilt the minima by its noise
      * times their age: it counts by how far it stands out of its error */
-    double f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * self->freq_se * self->freq_se;
+    double se = drift_se(self), f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * se * se;
     double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 / (f2 + se2) : 0;
     /* after a server step, the older ways (moved by the step's estimate)
      * serve until WAYS_MIN newer ones are in */
-    double up = INFINITY, down = INFINITY, up2 = INFINITY, down2 = INFINITY;
+    double ups[EDGE_K], downs[EDGE_K];
+    int nup = 0, ndown = 0;
     int first, n = ways_since_step(self, &first);
     if (n < WAYS_MIN) {
         n = self->nways;
@@ -446,12 +527,11 @@ static void level_from_ways(ticksync_t *self)
     }
     for (int i = 0; i < n; i++) {
         const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
-        double along = slope * (double) (ref - w->local), u = w->up + along, d = w->down - along;
-        up2 = fmin(up2, fmax(up, u));
-        up = fmin(up, u);
-        down2 = fmin(down2, fmax(down, d));
-        down = fmin(down, d);
+        double along = slope * (double) (ref - w->local);
+        keep_least(ups, &nup, w->up + along);
+        keep_least(downs, &ndown, w->down - along);
     }
+    double up = ups[0], down = downs[0];
     double f = self->cfg.up_fraction;
     self->fit_local = ref;
     self->fit_offset = (1 - f) * up - f * down;
@@ -460,8 +540,8 @@ static void level_from_ways(ticksync_t *self)
     self->edge_down = down;
     self->edge_local = ref;
     self->edge_slope = slope;
-    self->gap_up = up2 - up;
-    self->gap_down = down2 - down;
+    self->gap_up = spacing(ups, nup);
+    self->gap_down = spacing(downs, ndown);
     self->edge_span = ref - self->ways[first].local;
     self->edges = true;
 }
@@ -766,8 +846,9 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
 }
 
 /* From what the estimator knows: the level is off by the least queueing
- * each way met, which is about the gap between its least and second least
- * measurement; the drift's noise tilts it over the minima's age and the
+ * each way met, which is about the spacing of its least measurements (an
+ * exponential's bottom: 95 % of the time under three of them; EXPECT_K
+ * allows for two ways and for a spacing read off five); the drift's noise tilts it over the minima's age and the
  * time since; and the shown time is still slewing toward it, or a server
  * step is not confirmed yet. Before each way has its edge, the bound. */
 int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
@@ -776,7 +857,7 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
         return ticksync_error_bound(self, local);
     double f = self->cfg.up_fraction;
     double level = EXPECT_K * hypot((1 - f) * self->gap_up, f * self->gap_down);
-    double se = self->freq_known && isfinite(self->freq_se) ? self->freq_se : PHI_UNKNOWN;
+    double se = self->freq_known && isfinite(drift_se(self)) ? drift_se(self) : PHI_UNKNOWN;
     double age = (double) self->edge_span / EXPECT_AGE + fabs((double) (local - self->edge_local));
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;
