@@ -429,6 +429,8 @@ static int by_double(const void *a, const void *b)
 static double way_spread(const double *t, const double *y, int n, double slope)
 {
     double r[WAYS_MAX];
+    if (n < 1)
+        return 0;
     for (int i = 0; i < n; i++)
         r[i] = y[i] - slope * t[i];
     qsort(r, (size_t) n, sizeof *r, by_double);
@@ -514,7 +516,7 @@ static void level_from_ways(ticksync_t *self)
     double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 / (f2 + se2) : 0;
     /* after a server step, the older ways (moved by the step's estimate)
      * serve until WAYS_MIN newer ones are in */
-    double ups[EDGE_K], downs[EDGE_K];
+    double ups[EDGE_K] = { 0 }, downs[EDGE_K] = { 0 };   /* n is at least WAYS_MIN: filled */
     int nup = 0, ndown = 0;
     int first, n = ways_since_step(self, &first);
     if (n < WAYS_MIN) {
