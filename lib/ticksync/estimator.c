@@ -64,6 +64,8 @@
 #define EXPECT_K        5.0      /* the expected error: this many spacings of each way's least measurements, */
 #define EXPECT_AGE      3.0      /* and the drift's noise over this share of the edges' span */
 #define UNEVEN          4.0      /* ways whose median spread above their edges differ by more: weighted */
+#define BEND_K          1.5      /* the expected error: the bend the kept window's line misses, this many times */
+#define ALIKE_K         3.0      /* ... and the drift's error no more than this many alike chords' errors */
 #define EDGE_K          5        /* a way's least measurements whose spacing is its edge's noise */
 #define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
 
@@ -92,6 +94,8 @@ struct ticksync_t {
     int      chosen;                        /* index in filter of the chosen sample, -1: none */
     double   freq;
     double   freq_se;                       /* the points' line's slope's standard error: the drift's noise */
+    double   alike_se;                      /* the ways' chords' when alike, for the expected error only */
+    double   bend_us;                       /* how far the kept window's line misses its bend */
     double   chord_se;                      /* the ways' chord's, while it gives the drift (NAN: it does not yet) */
     bool     freq_known;
     bool     fitted;                        /* the line is the estimate (else the chosen sample) */
@@ -174,7 +178,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
     self->chosen = -1;
     self->burst_left = c.burst;
     self->since = self->bend_since = INT64_MIN;
-    self->chord_se = NAN;
+    self->chord_se = self->alike_se = NAN;
     return self;
 }
 
@@ -461,12 +465,14 @@ static void slope_from_ways(ticksync_t *self)
      * that times the span. While that is more than BEND_US, only the newer
      * half is used, for the drift and for the level. */
     int from = 0;
+    self->bend_us = 0;
     while (n - from >= 2 * WAYS_MIN && t[n - 1] - t[from] >= 2 * (double) self->cfg.drift_min_span_us) {
         int mid = from + (n - from) / 2;
         double older = (hull_chord_slope(t + from, up + from, mid - from)
                         - hull_chord_slope(t + from, down + from, mid - from)) / 2;
         double newer = (hull_chord_slope(t + mid, up + mid, n - mid) - hull_chord_slope(t + mid, down + mid, n - mid)) / 2;
-        if (fabs(newer - older) * (t[n - 1] - t[from]) / 4 <= BEND_US || fabs(newer - older) <= BEND_Z * self->freq_se)
+        self->bend_us = fabs(newer - older) * (t[n - 1] - t[from]) / 4;
+        if (self->bend_us <= BEND_US || fabs(newer - older) <= BEND_Z * self->freq_se)
             break;
         from = mid;
     }
@@ -474,22 +480,31 @@ static void slope_from_ways(ticksync_t *self)
     double *tf = t + from, *uf = up + from, *df = down + from;
     int m = n - from;
     double su = hull_chord_slope(tf, uf, m), sd = hull_chord_slope(tf, df, m);
+    /* Each chord's ends can sit above the true edge by about the spacing of
+     * the way's least measurements, half the span apart: its error. */
+    double half = (tf[m - 1] - tf[0]) / 2;
+    double eu = half > 0 ? M_SQRT2 * edge_noise(tf, uf, m, su) / half : INFINITY;
+    double ed = half > 0 ? M_SQRT2 * edge_noise(tf, df, m, sd) / half : INFINITY;
     double spu = way_spread(tf, uf, m, su), spd = way_spread(tf, df, m, sd);
-    if (spu <= UNEVEN * spd && spd <= UNEVEN * spu) {   /* alike: each way counts the same */
+    if (spu <= UNEVEN * spd && spd <= UNEVEN * spu) {
+        /* Alike: each way counts the same, and the drift's error for the
+         * level is the points' line's, which keeps a drift that noise may
+         * have made from tilting it. The chords' own error, or how far the
+         * two ways' drifts are apart if more, is what the expected error
+         * takes (ticksync_expected_error). */
         self->freq = clamp_freq((su - sd) / 2);
-        self->chord_se = NAN;   /* the points' line's error stands for the drift's */
+        self->chord_se = NAN;
+        self->alike_se = fmax(hypot(eu, ed) / 2, fabs(su + sd) / 2);
         return;
     }
     /* One way queues and the other does not (a congested uplink): the clean
-     * way's chord is the more exact, by the spacing of each way's least
-     * measurements, which is how far each chord's ends can sit above the
-     * true edge, half the span apart. The two are weighted by it, and that
-     * spacing gives the drift's error, where the points' line (tilted by
-     * the queueing way) would overstate it and the drift be under-used. */
-    double nu = edge_noise(tf, uf, m, su), nd = edge_noise(tf, df, m, sd), half = (tf[m - 1] - tf[0]) / 2;
-    double wu = nd * nd / (nu * nu + nd * nd), wd = 1 - wu;
+     * way's chord is the more exact; the two are weighted by their errors,
+     * and theirs is the drift's, where the points' line (tilted by the
+     * queueing way) would overstate it and the drift be under-used. */
+    double wu = ed * ed / (eu * eu + ed * ed), wd = 1 - wu;
     self->freq = clamp_freq(wu * su - wd * sd);
-    self->chord_se = half > 0 ? M_SQRT2 * hypot(wu * nu, wd * nd) / half : NAN;
+    self->chord_se = hypot(wu * eu, wd * ed);
+    self->alike_se = NAN;
 }
 
 /* The drift's standard error: the ways' chord's when it gives the drift
@@ -847,12 +862,20 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
                           + suspect);
 }
 
-/* From what the estimator knows: the level is off by the least queueing
- * each way met, which is about the spacing of its least measurements (an
- * exponential's bottom: 95 % of the time under three of them; EXPECT_K
- * allows for two ways and for a spacing read off five); the drift's noise tilts it over the minima's age and the
- * time since; and the shown time is still slewing toward it, or a server
- * step is not confirmed yet. Before each way has its edge, the bound. */
+/* From what the estimator knows:
+ *   - the level is off by the least queueing each way met, about the
+ *     spacing of its least measurements (an exponential's bottom is under
+ *     three of them 95 % of the time; EXPECT_K allows for two ways and a
+ *     spacing read off five);
+ *   - the drift's error tilts it over the minima's age and the time since
+ *     (for alike ways, no more than ALIKE_K times their chords' error: the
+ *     points' line's is the safe one to bring minima along, not a close
+ *     one);
+ *   - a drift that changes bends the edges, and the kept window's line
+ *     misses the bend by bend_us;
+ *   - the shown time may still be slewing toward the estimate, or a server
+ *     step not be confirmed yet.
+ * Before each way has its edge, the bound. */
 int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
 {
     if (!chosen(self) || !self->edges)
@@ -860,10 +883,12 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
     double f = self->cfg.up_fraction;
     double level = EXPECT_K * hypot((1 - f) * self->gap_up, f * self->gap_down);
     double se = self->freq_known && isfinite(drift_se(self)) ? drift_se(self) : PHI_UNKNOWN;
+    if (self->freq_known && isfinite(self->alike_se))
+        se = fmin(se, ALIKE_K * self->alike_se);
     double age = (double) self->edge_span / EXPECT_AGE + fabs((double) (local - self->edge_local));
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;
-    return (int64_t) ceil(level + FREQ_Z * se * age + slewing + suspect);
+    return (int64_t) ceil(level + FREQ_Z * se * age + BEND_K * self->bend_us + slewing + suspect);
 }
 
 bool ticksync_synced(const ticksync_t *self)
