@@ -380,7 +380,7 @@ Test(estimator, a_drift_that_changes_over_minutes_is_followed)
     ticksync_destroy(&ts);
 }
 
-Test(estimator, the_expected_error_is_tighter_than_the_bound_and_covers_a_steady_path)
+Test(estimator, the_expected_error_is_tighter_than_the_bound_and_covers_95_percent_of_a_steady_path)
 {
     ticksync_t *ts = clock_with(1000000, 0.5);
     path_t p = { .rng = 8, .up_us = 15000, .down_us = 15000, .jitter_us = 3000, .jitter_kind = 1, .drift = 40e-6,
@@ -390,8 +390,9 @@ Test(estimator, the_expected_error_is_tighter_than_the_bound_and_covers_a_steady
     int64_t local = local_at(&p, 300e6), expected = ticksync_expected_error(ts, local);
     int64_t bound = ticksync_error_bound(ts, local);
     cr_assert_lt(expected * 4, bound, "expected %lld us, bound %lld us", (long long) expected, (long long) bound);
-    cr_assert_geq(expected, (int64_t) r.max_err, "it covers the error: %lld us, error up to %.0f us",
-                  (long long) expected, r.max_err);
+    double covered = (double) r.expected_held / (double) r.frames;
+    cr_assert_geq(covered, 0.95, "it covers the error %.1f %% of the time (error up to %.0f us)", covered * 100,
+                  r.max_err);
     ticksync_destroy(&ts);
 }
 

@@ -526,9 +526,13 @@ static void level_from_ways(ticksync_t *self)
 {
     int64_t ref = self->ways[(self->ways_next + WAYS_MAX - 1) % WAYS_MAX].local;
     /* a slope not yet told from noise would tilt the minima by its noise
-     * times their age: it counts by how far it stands out of its error */
+     * times their age: it counts by how far it stands out of its error,
+     * f^4 / (f^4 + (z se)^4): half at z standard errors, as good as none
+     * below, nearly whole above (with f^2 / (f^2 + (z se)^2) a clear drift
+     * of 20 ppm at 3 ppm of error was used at 92 %, and the minima fell
+     * behind by 8 % of the drift over their age) */
     double se = drift_se(self), f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * se * se;
-    double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 / (f2 + se2) : 0;
+    double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 * f2 / (f2 * f2 + se2 * se2) : 0;
     /* after a server step, the older ways (moved by the step's estimate)
      * serve until WAYS_MIN newer ones are in */
     double ups[EDGE_K] = { 0 }, downs[EDGE_K] = { 0 };   /* n is at least WAYS_MIN: filled */
