@@ -123,7 +123,9 @@ TICKSYNC_API int64_t ticksync_message_age(ticksync_t *self, int64_t server_time,
 TICKSYNC_API int64_t ticksync_error_bound(const ticksync_t *self, int64_t local);
 /* The error (µs) that ticksync_now(local) stays within about 95% of the
  * time, from what the estimator knows: how much queueing each way's least
- * measurement still holds, the drift's uncertainty, any slewing left. Far
+ * measurement still holds, the drift's uncertainty, the bend a changing
+ * drift puts in the edges, any slewing left. It cannot know the path's
+ * asymmetry (the bound allows for it; set up_fraction if you do). Far
  * tighter than the bound, which holds always; use it to decide (is this
  * clock good enough to schedule a hit to the millisecond?), the bound to
  * guarantee. */
