@@ -6,7 +6,8 @@
 # and TICKSYNC_LIB (libticksync.so). Everything started is stopped on exit.
 set -euo pipefail
 build=$(cd "$1" && pwd); shift
-base=$((2000 + ($$ % 790) * 10))   # 9 ports, below the e2e tests' 10000-32000 and the ephemeral range
+source "$(dirname "$0")/../tests/ports.sh"
+base=$(free_base 2000 790 10)   # 9 ports, below the e2e tests' 10000-32000 and the ephemeral range
 tmp=$(mktemp -d /tmp/ts-bindings-XXXXXX)
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"; }

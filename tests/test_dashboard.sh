@@ -8,7 +8,8 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 command -v chromium >/dev/null || { echo "chromium is not installed (deploy/install-deps.sh --tests)" >&2; exit 1; }
-base=$((10 + ($$ % 990) * 8 + 2000))
+source "$(dirname "$0")/ports.sh"
+base=$(free_base 2010 990 8)
 tmp=$(mktemp -d /tmp/ts-dash-XXXXXX)
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"; }

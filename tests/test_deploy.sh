@@ -5,6 +5,7 @@
 # cleanly without its live table.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/tests/ports.sh"
 build=$(cd "$1" && pwd)
 tmp=$(mktemp -d /tmp/ts-deploy-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -24,7 +25,7 @@ promtool check rules "$root/deploy/prometheus/alerts.yml" >/dev/null || fail "al
 echo "== the Grafana dashboard's queries, asked of a real Prometheus"
 # an empty Prometheus on loopback evaluates a valid query (to nothing) and
 # refuses one that does not parse or mixes types
-port=$((9300 + $$ % 600))
+port=$(free_base 9300 600 1)
 printf 'global:\n  scrape_interval: 1h\n' > "$tmp/prom.yml"
 prometheus --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb" --web.listen-address="127.0.0.1:$port" \
   >"$tmp/prom.log" 2>&1 &
