@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,14 +123,26 @@ static int step_once(sqlite3_stmt *st)
     return rc;
 }
 
+/* The integer columns after player_id, in the order of COLUMNS: where each
+ * sits in a row. */
+static const size_t row_fields[] = {
+    offsetof(scene_row_t, rtt_us), offsetof(scene_row_t, srtt_us), offsetof(scene_row_t, rttvar_us),
+    offsetof(scene_row_t, min_rtt_us), offsetof(scene_row_t, samples), offsetof(scene_row_t, invalid),
+    offsetof(scene_row_t, lost), offsetof(scene_row_t, client_rtt_us), offsetof(scene_row_t, client_offset_us),
+    offsetof(scene_row_t, updated_at_us), offsetof(scene_row_t, lag_flag), offsetof(scene_row_t, lag_strikes),
+    offsetof(scene_row_t, online),
+};
+#define ROW_FIELDS ((int) (sizeof row_fields / sizeof row_fields[0]))
+
 static int64_t *row_field(scene_row_t *r, int i)
 {
-    int64_t *fields[] = { &r->rtt_us, &r->srtt_us, &r->rttvar_us, &r->min_rtt_us, &r->samples, &r->invalid,
-                          &r->lost, &r->client_rtt_us, &r->client_offset_us, &r->updated_at_us, &r->lag_flag,
-                          &r->lag_strikes, &r->online };
-    return fields[i];
+    return (int64_t *) ((char *) r + row_fields[i]);
 }
-#define ROW_FIELDS 13
+
+static int64_t row_value(const scene_row_t *r, int i)
+{
+    return *(const int64_t *) ((const char *) r + row_fields[i]);
+}
 
 int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char *err)
 {
@@ -146,12 +159,9 @@ int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, 
     sqlite3_stmt *up = self->st[UPSERT];
     for (size_t i = 0; i < n; i++) {
         const scene_row_t *r = &rows[i];
-        const int64_t v[ROW_FIELDS] = { r->rtt_us, r->srtt_us, r->rttvar_us, r->min_rtt_us, r->samples, r->invalid,
-                                        r->lost, r->client_rtt_us, r->client_offset_us, r->updated_at_us, r->lag_flag,
-                                        r->lag_strikes, r->online };   /* row_field's order */
         sqlite3_bind_int64(up, 1, (sqlite3_int64) r->player_id);
         for (int f = 0; f < ROW_FIELDS; f++)
-            sqlite3_bind_int64(up, f + 2, v[f]);
+            sqlite3_bind_int64(up, f + 2, row_value(r, f));
         if (r->clock_rate_known)
             sqlite3_bind_int64(up, ROW_FIELDS + 2, r->clock_rate_ppm);
         else
