@@ -125,11 +125,10 @@ static int by_player(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-const scene_row_t *scene_pending_sorted(scene_pending_t *self, size_t *n)
+const scene_row_t *scene_pending_sorted(scene_pending_t *self)
 {
     qsort(self->rows, self->n, sizeof *self->rows, by_player);
     self->stale = self->n > 1;   /* indexed again only if a put or get comes before the clear */
-    *n = self->n;
     return self->rows;
 }
 

@@ -24,10 +24,10 @@ const scene_row_t *scene_pending_get(scene_pending_t *self, uint64_t player_id);
 
 size_t scene_pending_size(const scene_pending_t *self);
 
-/* The pending rows in player_id order, *n of them; the order a flush
- * writes in, so each b-tree page is visited once. Valid until the next put
- * or clear; the rows stay pending. */
-const scene_row_t *scene_pending_sorted(scene_pending_t *self, size_t *n);
+/* The pending rows (scene_pending_size of them) in player_id order: the
+ * order a flush writes in, so each b-tree page is visited once. Valid until
+ * the next put or clear; the rows stay pending. */
+const scene_row_t *scene_pending_sorted(scene_pending_t *self);
 
 /* Forgets every row; the memory is kept for the next flush. */
 void scene_pending_clear(scene_pending_t *self);

@@ -96,15 +96,15 @@ static void flush(state_t *st)
 {
     if (st->cfg->history_keep_us > 0)   /* retention, a small batch a flush */
         scene_store_expire_history(st->cfg->store, ts_clock_real_us() - st->cfg->history_keep_us, EXPIRE_BATCH);
-    size_t i = scene_pending_size(st->pending);
-    ts_metric_set(st->cfg->stats->store_pending, (int64_t) i);
-    if (i == 0 && st->nhist == 0)
+    size_t n = scene_pending_size(st->pending);
+    ts_metric_set(st->cfg->stats->store_pending, (int64_t) n);
+    if (n == 0 && st->nhist == 0)
         return;
     /* in key order: each b-tree page is visited once, in turn, not at random */
-    const scene_row_t *rows = scene_pending_sorted(st->pending, &i);
+    const scene_row_t *rows = scene_pending_sorted(st->pending);
     char err[TS_ERR_MAX];
     int64_t t0 = ts_clock_mono_us();
-    int rc = scene_store_put_all(st->cfg->store, rows, i, st->hist, st->nhist, err);
+    int rc = scene_store_put_all(st->cfg->store, rows, n, st->hist, st->nhist, err);
     int64_t took = ts_clock_mono_us() - t0;
     ts_metric_set(st->cfg->stats->sqlite_memory, sqlite3_memory_used());
     if (rc == 0) {
@@ -112,17 +112,17 @@ static void flush(state_t *st)
         st->nhist = 0;
         ts_metric_add(st->cfg->stats->flushes, 1);
         ts_metric_observe(st->cfg->stats->flush_seconds, (double) took / 1e6);
-        ts_metric_observe(st->cfg->stats->flush_rows, (double) i);
+        ts_metric_observe(st->cfg->stats->flush_rows, (double) n);
         ts_metric_set(st->cfg->stats->store_pending, 0);
         if (st->failing)
-            ts_log(st->cfg->log, TS_LOG_WARN, "store_recovered", "rows=%zu", i);
+            ts_log(st->cfg->log, TS_LOG_WARN, "store_recovered", "rows=%zu", n);
         st->failing = false;
         return;
     }
     ts_metric_add(st->cfg->stats->flush_errors, 1);
     int64_t now = ts_clock_mono_us();
     if (!st->failing || now - st->last_error_log >= RETRY_LOG_US) {
-        ts_log(st->cfg->log, TS_LOG_ERROR, "store_write_failed", "rows=%zu error=\"%s\" action=retry", i, err);
+        ts_log(st->cfg->log, TS_LOG_ERROR, "store_write_failed", "rows=%zu error=\"%s\" action=retry", n, err);
         st->last_error_log = now;
     }
     st->failing = true;
