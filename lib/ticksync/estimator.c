@@ -886,7 +886,9 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
         return ticksync_error_bound(self, local);
     double f = self->cfg.up_fraction;
     double level = EXPECT_K * hypot((1 - f) * self->gap_up, f * self->gap_down);
-    double se = self->freq_known && isfinite(drift_se(self)) ? drift_se(self) : PHI_UNKNOWN;
+    double se = drift_se(self);
+    if (!self->freq_known || !isfinite(se))
+        se = PHI_UNKNOWN;
     if (self->freq_known && isfinite(self->alike_se))
         se = fmin(se, ALIKE_K * self->alike_se);
     double age = (double) self->edge_span / EXPECT_AGE + fabs((double) (local - self->edge_local));
