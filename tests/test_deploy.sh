@@ -11,6 +11,17 @@ tmp=$(mktemp -d /tmp/ts-deploy-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+echo "== tests/ports.sh: a slot with a taken port or a browser's bad port is passed over"
+(free_base 6660 1 10 2>/dev/null) && fail "free_base gave 6660-6669, where browsers refuse 6665-6669"
+(free_base 2040 1 10 2>/dev/null) && fail "free_base gave 2040-2049, where browsers refuse 2049"
+held=$(free_base 9700 100 2)   # two free ports; the first is then held
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(30)' "$held" & holder=$!
+for _ in $(seq 100); do port_taken "$held" && break; sleep 0.05; done
+(free_base "$held" 1 1 2>/dev/null) && { kill "$holder"; fail "free_base gave $held, which is held"; }
+got=$(free_base $((held + 1)) 1 1); kill "$holder"
+[ "$got" = $((held + 1)) ] || fail "free_base passed over $((held + 1)), which is free"
+
 echo "== docker-compose config"
 docker-compose -f "$root/deploy/docker-compose.yml" config -q || fail "compose file does not validate"
 services=$(docker-compose -f "$root/deploy/docker-compose.yml" --profile monitoring --profile tools config --services | sort | tr '\n' ' ')

@@ -14,11 +14,13 @@ const wasmBinary = fs.readFileSync(`${pkg}/ticksync_wasm.wasm`);
 const WebSocket = globalThis.WebSocket || createRequire(import.meta.url)('/usr/share/nodejs/ws');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what, f, ms = 5000) {
+// Waits for f(); c, when given, is the client whose state a timeout reports.
+async function until(what, f, ms = 5000, c = null) {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(20))
     if (await f())
       return;
-  assert.fail(`timed out waiting for ${what}`);
+  const seen = c ? ` (state ${c.state}, ${c.connects} connects, ${JSON.stringify(c.stats())})` : '';
+  assert.fail(`timed out waiting for ${what}${seen}`);
 }
 
 async function adminGet(path) {
@@ -39,7 +41,7 @@ async function test(name, f) {
 
 await test('syncs to the host clock within 5 ms, and never runs back', async () => {
   const c = await connect(`ws://${process.env.TICKSYNC_WS_GATE}/`, { playerId: 4101, wasmBinary, WebSocket });
-  await until('synced', () => c.synced);
+  await until('synced', () => c.synced, 5000, c);
   assert.equal(c.state, 'welcomed');
   let best = null;
   for (let i = 0; i < 5; i++) {   // between two reads of the host's clock; the tightest try
@@ -71,7 +73,7 @@ await test('syncs to the host clock within 5 ms, and never runs back', async () 
 await test('answers the timeline', async () => {
   const c = await connect(`ws://${process.env.TICKSYNC_WS_GATE}/`, {
     playerId: 4102, wasmBinary, WebSocket, ticks: { tickMs: 50, epochMs: 0 } });
-  await until('synced', () => c.synced);
+  await until('synced', () => c.synced, 5000, c);
   const t = c.serverTick();
   assert.equal(t.tick, Math.floor(c.now() / 50), 'tick = floor(now / 50 ms)');
   assert.ok(t.fraction >= 0 && t.fraction < 1);
@@ -90,7 +92,7 @@ await test('answers the timeline', async () => {
 
 await test('a refused session stays closed and does not come back', async () => {
   const c = await connect(`ws://${process.env.TICKSYNC_SECURE_WS_GATE}/`, { playerId: 4103, wasmBinary, WebSocket });
-  await until('the refusal', () => c.refused !== undefined);
+  await until('the refusal', () => c.refused !== undefined, 5000, c);
   assert.equal(c.refused, 'UNAUTHORIZED');
   assert.equal(c.state, 'closed');
   assert.equal(c.now(), 0);
