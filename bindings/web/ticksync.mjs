@@ -102,13 +102,17 @@ export class TicksyncClient {
     };
     ws.onmessage = (ev) => this._receive(new Uint8Array(ev.data));
     ws.onclose = () => this._lost(ws);
-    ws.onerror = () => {};   // onclose follows
+    // A browser fires close after error; Node.js 20's WebSocket does not
+    // when the connection fails to open, so an error counts as the loss.
+    ws.onerror = () => this._lost(ws);
   }
 
   _lost(ws) {
     if (ws !== this._ws)
-      return;
+      return;   // already counted: close after error
     this._ws = null;
+    if (ws.readyState === 1)
+      ws.close();
     clearTimeout(this._timer);
     if (this._closed || this.refused)
       return;

@@ -2,9 +2,11 @@
 // WebSocket edge (bindings/stack.sh's TICKSYNC_WS_GATE): it syncs to the
 // host's clock within 5 ms, never runs back, gets the server's own round
 // trip, answers the timeline, puts the player's row in the admin API, and
-// takes a refusal (no token, a gate with a secret) as final.
+// takes a refusal (no token, a gate with a secret) as final, and tries a
+// gate it cannot reach again, with backoff.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import { createRequire } from 'node:module';
 
 const pkg = process.env.TEST_PKG;   // the built package, as npm would install it
@@ -99,6 +101,20 @@ await test('a refused session stays closed and does not come back', async () => 
   await sleep(500);
   assert.equal(c.connects, 1, 'no reconnect after a refusal');
   c.close();
+});
+
+await test('a gate that cannot be reached is tried again, with backoff', async () => {
+  const server = net.createServer();   // a port nothing listens on: bound, then let go
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const port = server.address().port;
+  await new Promise((r) => server.close(r));
+  const c = await connect(`ws://127.0.0.1:${port}/`, { playerId: 4104, wasmBinary, WebSocket });
+  await until('three tries', () => c.connects >= 3, 3000, c);   // after 100 ms, then 200 ms
+  assert.equal(c.synced, false);
+  c.close();
+  const tries = c.connects;
+  await sleep(500);
+  assert.equal(c.connects, tries, 'tried again after close()');
 });
 
 process.exit(failed ? 1 : 0);
