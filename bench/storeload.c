@@ -6,12 +6,16 @@
  *   ticksync-storeload --scene tcp://127.0.0.1:7701 --players 100000 --rate 300000 --duration-s 30
  *
  * It opens every player (OPEN envelopes), then runs exchanges round-robin
- * over them at RATE per second: a SYNC and its SYNC_ACK (1 ms on the wire,
+ * over them at RATE per second, each round in the same scattered order (a
+ * stride coprime to PLAYERS), as players whose clients started at random
+ * times would come; --order id takes them in id order, which crowds each
+ * flush's rows into a few of the table's pages: a SYNC and its SYNC_ACK (1 ms on the wire,
  * after 1 ms of the client's turnaround) in the batches a gate sends, reads
  * the SYNC_RESULTs back. The summary gives exchanges sent and answered per
  * second over the measured time. */
 #include <czmq.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "clock.h"
 #include "config.h"
@@ -22,7 +26,12 @@ static const ts_setting_t settings[] = {
     { "players", TS_SET_INT, "100000", "players, opened first, then exchanged with in turn", 1, 10000000 },
     { "rate", TS_SET_INT, "300000", "exchanges per second in all", 1, 100000000 },
     { "duration-s", TS_SET_INT, "30", "seconds of exchanges", 1, 100000 },
+    { "order", TS_SET_STR, "scattered", "the players' order in a round: scattered or id", 0, 0 },
 };
+
+/* A stride through 0..players-1 that visits each once a round: a prime
+ * above any player count the settings allow is coprime to all of them. */
+enum { SCATTER_STRIDE = 10000019 };
 
 typedef struct {
     void        *sock;
@@ -72,6 +81,13 @@ int main(int argc, char **argv)
     }
     uint64_t players = (uint64_t) ts_config_int(cfg, "players");
     int64_t rate = ts_config_int(cfg, "rate"), duration_us = ts_config_int(cfg, "duration-s") * 1000000;
+    const char *order = ts_config_str(cfg, "order");
+    if (strcmp(order, "scattered") != 0 && strcmp(order, "id") != 0) {
+        fprintf(stderr, "ticksync-storeload: --order wants scattered or id, not '%s'\n", order);
+        ts_config_destroy(&cfg);
+        return 2;
+    }
+    uint64_t stride = strcmp(order, "id") == 0 ? 1 : SCATTER_STRIDE % players;
     zsock_t *dealer = zsock_new(ZMQ_DEALER);
     static load_t l;
     l.sock = zsock_resolve(dealer);
@@ -93,8 +109,9 @@ int main(int argc, char **argv)
     while ((now = ts_clock_mono_us()) - start < duration_us) {
         uint64_t due = (uint64_t) ((now - start) * rate / 1000000);
         for (; sent < due && l.len + 2 * TS_ENV_MAX < sizeof l.batch; sent++) {
-            uint64_t p = next++ % players + 1;
-            seq += p == 1;
+            uint64_t turn = next++ % players;
+            uint64_t p = turn * stride % players + 1;
+            seq += turn == 0;
             int64_t t1 = ts_clock_real_us();
             put(&l, &(ts_env_t) { .kind = TS_ENV_SYNC, .conn = p, .player_id = p, .seq = seq, .t1 = t1, .t2 = t1 });
             put(&l, &(ts_env_t) { .kind = TS_ENV_SYNC_ACK, .conn = p, .player_id = p, .seq = seq,
