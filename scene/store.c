@@ -22,6 +22,15 @@ struct scene_store_t {
 
 #define COLUMNS SCENE_STORE_COLUMNS
 
+/* 64 KiB pages (SQLite's largest; its default is 4 KiB), for a database made
+ * new (a page size is fixed once a WAL database has a page). Players sync at
+ * times of their own, so a flush's rows are scattered over player_latency,
+ * and at 100,000 players and 100,000 exchanges/s every 100 ms flush dirtied
+ * most of its pages: with few large pages the commit writes the WAL in a
+ * few large frames, and a row's seek passes fewer levels. The store thread
+ * went from 20-21 % of a core to 15-17 % (bench/RESULTS.md section 9e). */
+#define PAGE_SIZE "PRAGMA page_size=65536;"
+
 /* A 64 MiB page cache (SQLite's default is 2 MiB): a flush dirties pages all
  * over player_latency and its index (about 56 bytes a player), and a cache
  * smaller than they are spills dirty pages to the WAL in the middle of the
@@ -29,6 +38,7 @@ struct scene_store_t {
  * players at 300,000 exchanges/s that wrote 570 MB/s; with the cache, 25
  * MB/s (bench/RESULTS.md section 9). Enough for about a million players. */
 static const char *setup =
+    PAGE_SIZE
     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;"
     "CREATE TABLE IF NOT EXISTS player_latency ("
     " player_id INTEGER PRIMARY KEY,"

@@ -58,6 +58,33 @@ Test(store, batch_is_written_and_reloaded_after_reopen, .init = setup, .fini = t
     sqlite3_close(db);
 }
 
+/* An integer PRAGMA's value, read through a connection of the test's own. */
+static int pragma_int(const char *pragma)
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA %s", pragma);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    int v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+Test(store, a_new_database_has_64_kib_pages_in_wal_mode, .init = setup, .fini = teardown)
+{
+    char err[TS_ERR_MAX];
+    scene_store_t *s = scene_store_new(path, err);
+    cr_assert_not_null(s, "%s", err);
+    scene_row_t row = { .player_id = 8, .srtt_us = 1000, .samples = 1 };
+    cr_assert_eq(scene_store_put(s, &row, 1, err), 0, "%s", err);
+    cr_assert_eq(pragma_int("page_size"), 65536, "a flush's scattered rows are written in few large frames");
+    scene_store_destroy(&s);
+}
+
 Test(store, unwritable_path_is_a_clear_error)
 {
     char err[TS_ERR_MAX];
@@ -89,6 +116,7 @@ Test(store, a_database_of_the_first_schema_gains_the_clock_rate_columns_and_lose
     char err[TS_ERR_MAX];
     scene_store_t *s = scene_store_new(path, err);
     cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(pragma_int("page_size"), 4096, "an older database keeps the page size it was made with");
     scene_row_t row;
     cr_assert_eq(scene_store_get(s, 5, &row), 1, "the old row is still there");
     cr_assert_eq(row.srtt_us, 2);
