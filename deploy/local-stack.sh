@@ -37,6 +37,13 @@ gate_port=$base ws_port=$((base + 2)) metrics_port=$((base + 1470)) dashboard_po
 demo_port=$((base + 1490)) web=$build/bindings/web/pkg
 scene_ports=($((base + 10)) $((base + 11))) admin_ports=($((base + 1471)) $((base + 1472)))
 admin_urls="http://127.0.0.1:${admin_ports[0]},http://127.0.0.1:${admin_ports[1]}"
+source "$(dirname "$0")/browser-ports.sh"
+for port in "$ws_port" "$dashboard_port" "$demo_port"; do   # the ones a browser opens
+  if browser_refuses "$port"; then
+    echo "local-stack: --base-port $base puts a browser's port on $port, which browsers refuse (a bad port); pick another" >&2
+    exit 2
+  fi
+done
 mkdir -p "$data"
 log() { printf 'local-stack: %s\n' "$*" >&2; }
 

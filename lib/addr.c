@@ -56,3 +56,12 @@ bool ts_addr_is_loopback(const struct sockaddr_storage *addr)
         return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *) addr)->sin6_addr);
     return false;
 }
+
+uint16_t ts_addr_port(const struct sockaddr_storage *addr)
+{
+    if (addr->ss_family == AF_INET)
+        return ntohs(((const struct sockaddr_in *) addr)->sin_port);
+    if (addr->ss_family == AF_INET6)
+        return ntohs(((const struct sockaddr_in6 *) addr)->sin6_port);
+    return 0;
+}

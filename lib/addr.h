@@ -5,6 +5,7 @@
 
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include "err.h"   /* TS_ERR_MAX: the size of err */
@@ -15,5 +16,8 @@ int ts_addr_parse(const char *text, struct sockaddr_storage *addr, socklen_t *le
 
 /* True for 127.0.0.0/8 and ::1. */
 bool ts_addr_is_loopback(const struct sockaddr_storage *addr);
+
+/* The port, in host order (0 for a family other than IPv4 and IPv6). */
+uint16_t ts_addr_port(const struct sockaddr_storage *addr);
 
 #endif

@@ -12,11 +12,10 @@
 #   test_web failed to connect).
 # Fails when every slot is taken.
 
-# The bad ports above 1023 (the tests use no lower ones).
-readonly BROWSER_BAD_PORTS=" 1719 1720 1723 2049 3659 4045 4190 5060 5061 6000 6566 6665 6666 6667 6668 6669 6679 6697 10080 "
+source "$(dirname "${BASH_SOURCE[0]}")/../deploy/browser-ports.sh"
 
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-port_unusable() { [[ $BROWSER_BAD_PORTS == *" $1 "* ]] || port_taken "$1"; }
+port_unusable() { browser_refuses "$1" || port_taken "$1"; }
 
 free_base() {
   local low=$1 slots=$2 width=$3 k=$(($$ % $2)) n i base busy

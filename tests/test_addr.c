@@ -12,6 +12,7 @@ Test(addr, parses_ipv4_localhost_and_ipv6)
     cr_assert_eq(ts_addr_parse("10.1.2.3:7700", &a, &len, err), 0);
     cr_assert_eq(a.ss_family, AF_INET);
     cr_assert_eq(ntohs(((struct sockaddr_in *) &a)->sin_port), 7700);
+    cr_assert_eq(ts_addr_port(&a), 7700);
     cr_assert_not(ts_addr_is_loopback(&a));
     cr_assert_eq(ts_addr_parse("localhost:1", &a, &len, err), 0);
     cr_assert(ts_addr_is_loopback(&a));
@@ -21,6 +22,7 @@ Test(addr, parses_ipv4_localhost_and_ipv6)
     cr_assert_eq(a.ss_family, AF_INET6);
     cr_assert(ts_addr_is_loopback(&a));
     cr_assert_eq(len, sizeof(struct sockaddr_in6));
+    cr_assert_eq(ts_addr_port(&a), 9171);
 }
 
 Test(addr, refuses_what_is_not_host_port)

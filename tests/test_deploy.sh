@@ -66,6 +66,11 @@ out=$("$build/gate/ticksync-gate" --config "$root/deploy/gate.conf" --listen bad
 out=$("$build/scene/ticksync-scene" --config "$root/deploy/scene.conf" --workers 9999 2>&1 || true)
 case "$out" in *"workers wants a whole number"*) ;; *) fail "scene.conf: $out" ;; esac
 
+echo "== local stack refuses a base that puts a browser's port on a bad one"
+out=$(bash "$root/deploy/local-stack.sh" --no-table --duration 1 --base-port 6665 --build-dir "$build" \
+        --data "$tmp/refused" 2>&1) && fail "local-stack started on 6665: $out"
+echo "$out" | grep -q "which browsers refuse" || fail "no reason given: $out"
+
 echo "== local stack starts, serves and stops"
 base=$((20000 + ($$ % 400) * 20))
 out=$(bash "$root/deploy/local-stack.sh" --no-table --duration 5 --players 60 --base-port "$base" \
