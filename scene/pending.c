@@ -1,7 +1,9 @@
 /* scene/pending.c - see pending.h. The index is linear probing over a
- * power-of-two table of row positions (+1; 0 is an empty slot), at most half
- * full. Rows are never removed one by one, only all at once, so probing
- * needs no tombstones. */
+ * power-of-two table of (player_id, row position + 1) slots (0: empty), at
+ * most half full: a probe reads the slot alone, not the row it names. Rows
+ * are never removed one by one, only all at once, so probing needs no
+ * tombstones. The sort orders (player_id, position) keys by radix, then
+ * moves each row once into a second array. */
 #include "pending.h"
 
 #include <stdbool.h>
@@ -10,10 +12,18 @@
 
 #include "shard.h"
 
+/* A player and a row's position: + 1 in the index (0: an empty slot), as is
+ * in the sort's keys. */
+typedef struct {
+    uint64_t player_id;
+    uint32_t pos;
+} entry_t;
+
 struct scene_pending_t {
-    scene_row_t *rows;
+    scene_row_t *rows, *spare;   /* spare: where the sort moves the rows to */
+    entry_t     *keys, *keys_tmp;
     size_t       n, rows_size;
-    uint32_t    *slots;
+    entry_t     *slots;
     size_t       mask;        /* slots - 1; the table is a power of two */
     bool         stale;       /* sorted since indexed: the next put or get indexes again */
 };
@@ -39,6 +49,9 @@ void scene_pending_destroy(scene_pending_t **self_p)
     if (!self_p || !*self_p)
         return;
     free((*self_p)->rows);
+    free((*self_p)->spare);
+    free((*self_p)->keys);
+    free((*self_p)->keys_tmp);
     free((*self_p)->slots);
     free(*self_p);
     *self_p = NULL;
@@ -48,7 +61,7 @@ void scene_pending_destroy(scene_pending_t **self_p)
 static size_t slot_of(const scene_pending_t *self, uint64_t player_id)
 {
     size_t i = (size_t) ts_shard_mix(player_id) & self->mask;
-    while (self->slots[i] && self->rows[self->slots[i] - 1].player_id != player_id)
+    while (self->slots[i].pos && self->slots[i].player_id != player_id)
         i = (i + 1) & self->mask;
     return i;
 }
@@ -57,7 +70,7 @@ static size_t slot_of(const scene_pending_t *self, uint64_t player_id)
 static int reindex(scene_pending_t *self, size_t nslots)
 {
     if (nslots != self->mask + 1) {
-        uint32_t *slots = calloc(nslots, sizeof *slots);
+        entry_t *slots = calloc(nslots, sizeof *slots);
         if (!slots)
             return -1;
         free(self->slots);
@@ -67,7 +80,7 @@ static int reindex(scene_pending_t *self, size_t nslots)
         memset(self->slots, 0, nslots * sizeof *self->slots);
     }
     for (size_t r = 0; r < self->n; r++)
-        self->slots[slot_of(self, self->rows[r].player_id)] = (uint32_t) r + 1;
+        self->slots[slot_of(self, self->rows[r].player_id)] = (entry_t) { self->rows[r].player_id, (uint32_t) r + 1 };
     self->stale = false;
     return 0;
 }
@@ -79,23 +92,41 @@ static void fresh(scene_pending_t *self)
         reindex(self, self->mask + 1);
 }
 
+/* Makes room for size rows: the rows, the sort's second array and keys. */
+static int grow(scene_pending_t *self, size_t size)
+{
+    scene_row_t *rows = realloc(self->rows, size * sizeof *rows);
+    if (!rows)
+        return -1;
+    self->rows = rows;
+    scene_row_t *spare = realloc(self->spare, size * sizeof *spare);
+    entry_t *keys = spare ? realloc(self->keys, size * sizeof *keys) : NULL;
+    if (spare)
+        self->spare = spare;
+    entry_t *tmp = keys ? realloc(self->keys_tmp, size * sizeof *tmp) : NULL;
+    if (keys)
+        self->keys = keys;
+    if (!tmp)
+        return -1;
+    self->keys_tmp = tmp;
+    self->rows_size = size;
+    return 0;
+}
+
 int scene_pending_put(scene_pending_t *self, const scene_row_t *row)
 {
     fresh(self);
     size_t i = slot_of(self, row->player_id);
-    if (self->slots[i]) {
-        self->rows[self->slots[i] - 1] = *row;
+    if (self->slots[i].pos) {
+        self->rows[self->slots[i].pos - 1] = *row;
         return 0;
     }
     if (self->n == UINT32_MAX - 1)
         return -1;
     if (self->n == self->rows_size) {
         size_t size = self->rows_size ? self->rows_size * 2 : 256;
-        scene_row_t *grown = realloc(self->rows, size * sizeof *grown);
-        if (!grown)
+        if (grow(self, size) < 0)
             return -1;
-        self->rows = grown;
-        self->rows_size = size;
     }
     if (2 * (self->n + 1) > self->mask + 1) {   /* keep the table at most half full */
         if (reindex(self, 2 * (self->mask + 1)) < 0)
@@ -103,7 +134,7 @@ int scene_pending_put(scene_pending_t *self, const scene_row_t *row)
         i = slot_of(self, row->player_id);
     }
     self->rows[self->n] = *row;
-    self->slots[i] = (uint32_t) ++self->n;
+    self->slots[i] = (entry_t) { row->player_id, (uint32_t) ++self->n };
     return 0;
 }
 
@@ -111,7 +142,7 @@ const scene_row_t *scene_pending_get(scene_pending_t *self, uint64_t player_id)
 {
     fresh(self);
     size_t i = slot_of(self, player_id);
-    return self->slots[i] ? &self->rows[self->slots[i] - 1] : NULL;
+    return self->slots[i].pos ? &self->rows[self->slots[i].pos - 1] : NULL;
 }
 
 size_t scene_pending_size(const scene_pending_t *self)
@@ -119,16 +150,42 @@ size_t scene_pending_size(const scene_pending_t *self)
     return self->n;
 }
 
-static int by_player(const void *a, const void *b)
+/* Sorts n keys by player_id, least significant byte first, one pass per
+ * byte in which the ids differ (three for ids under 2^24); tmp holds n. */
+static void radix_sort(entry_t *keys, entry_t *tmp, size_t n)
 {
-    uint64_t x = ((const scene_row_t *) a)->player_id, y = ((const scene_row_t *) b)->player_id;
-    return (x > y) - (x < y);
+    uint64_t all = n ? keys[0].player_id : 0, any = 0;   /* bits set in every id, in some */
+    for (size_t i = 0; i < n; i++) {
+        all &= keys[i].player_id;
+        any |= keys[i].player_id;
+    }
+    uint64_t varies = any ^ all;
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (!((varies >> shift) & 0xff))
+            continue;
+        size_t count[257] = { 0 };
+        for (size_t i = 0; i < n; i++)
+            count[((keys[i].player_id >> shift) & 0xff) + 1]++;
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++)
+            tmp[count[(keys[i].player_id >> shift) & 0xff]++] = keys[i];
+        memcpy(keys, tmp, n * sizeof *keys);
+    }
 }
 
 const scene_row_t *scene_pending_sorted(scene_pending_t *self)
 {
-    qsort(self->rows, self->n, sizeof *self->rows, by_player);
-    self->stale = self->n > 1;   /* indexed again only if a put or get comes before the clear */
+    size_t n = self->n;
+    for (size_t i = 0; i < n; i++)
+        self->keys[i] = (entry_t) { self->rows[i].player_id, (uint32_t) i };
+    radix_sort(self->keys, self->keys_tmp, n);
+    for (size_t i = 0; i < n; i++)
+        self->spare[i] = self->rows[self->keys[i].pos];
+    scene_row_t *sorted = self->spare;
+    self->spare = self->rows;
+    self->rows = sorted;
+    self->stale = n > 1;   /* indexed again only if a put or get comes before the clear */
     return self->rows;
 }
 

@@ -62,3 +62,23 @@ Test(pending, many_players_in_id_order_then_cleared)
     cr_assert_eq(rows[0].player_id, 99);
     scene_pending_destroy(&p);
 }
+
+Test(pending, ids_of_any_size_sort_in_order)
+{
+    scene_pending_t *p = scene_pending_new();
+    /* ids that differ in every byte, the top one included, and some alike in all but one */
+    const uint64_t ids[] = { UINT64_MAX, 1, 0x0100000000000000u, 0xff, 0x100, 0x8000000000000000u, 0x1234567890abcdefu,
+                             0x1234567890abcdeeu, 256 * 256, 2, 0x00ff00ff00ff00ffu, 0x7fffffffffffffffu };
+    enum { N = sizeof ids / sizeof ids[0] };
+    for (size_t i = 0; i < N; i++) {
+        scene_row_t r = row_of(ids[i], (int64_t) i);
+        cr_assert_eq(scene_pending_put(p, &r), 0);
+    }
+    const scene_row_t *rows = scene_pending_sorted(p);
+    cr_assert_eq(scene_pending_size(p), N);
+    for (size_t i = 1; i < N; i++)
+        cr_assert_lt(rows[i - 1].player_id, rows[i].player_id, "rows %zu and %zu", i - 1, i);
+    for (size_t i = 0; i < N; i++)
+        cr_assert_eq(scene_pending_get(p, ids[i])->srtt_us, (int64_t) i, "id %zu keeps its row", i);
+    scene_pending_destroy(&p);
+}
