@@ -11,7 +11,6 @@
 #include "net.h"
 #include "signals.h"
 #include "token.h"
-#include "ws.h"
 
 static const ts_setting_t settings[] = {
     { "listen", TS_SET_STR, "127.0.0.1:7700", "client TCP (and UDP) address, HOST:PORT", 0, 0 },
@@ -105,7 +104,7 @@ int main(int argc, char **argv)
     if (httpd) {
         ts_log(log, TS_LOG_INFO, "listening", "listen=%s ws_listen=%s scenes=%s metrics=%s", ts_config_str(cfg, "listen"),
                opt.ws ? ts_config_str(cfg, "ws-listen") : "off", opt.scenes, ts_config_str(cfg, "metrics"));
-        if (opt.ws && gate_ws_port_refused_by_browsers(ts_addr_port(&opt.ws_listen)))
+        if (opt.ws && ts_addr_browsers_refuse(ts_addr_port(&opt.ws_listen)))
             ts_log(log, TS_LOG_WARN, "ws_port_refused_by_browsers",
                    "ws_listen=%s note=\"a bad port of the Fetch standard: no page can connect\"",
                    ts_config_str(cfg, "ws-listen"));

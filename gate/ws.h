@@ -32,11 +32,6 @@ typedef enum {
 
 const char *gate_ws_fault_name(gate_ws_fault_t fault);
 
-/* True for a port that browsers (and Node.js) refuse to connect to without
- * trying, one of the Fetch standard's bad ports: a WebSocket listener there
- * serves no page. */
-bool gate_ws_port_refused_by_browsers(uint16_t port);
-
 typedef struct {
     /* Bytes for the peer, in order: a whole HTTP response or a whole frame
      * per call. Returns 0, or -1 when the connection cannot take them. */

@@ -20,4 +20,9 @@ bool ts_addr_is_loopback(const struct sockaddr_storage *addr);
 /* The port, in host order (0 for a family other than IPv4 and IPv6). */
 uint16_t ts_addr_port(const struct sockaddr_storage *addr);
 
+/* True for a port that browsers (and Node.js) refuse to connect to without
+ * trying, one of the Fetch standard's bad ports: a page cannot reach a
+ * WebSocket or HTTP listener there. */
+bool ts_addr_browsers_refuse(uint16_t port);
+
 #endif

@@ -34,3 +34,13 @@ Test(addr, refuses_what_is_not_host_port)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_assert_eq(ts_addr_parse(bad[i], &a, &len, err), -1, "%s", bad[i]);
 }
+
+Test(addr, knows_the_ports_browsers_refuse)
+{
+    cr_assert(ts_addr_browsers_refuse(6667), "IRC's: a CI run's WebSocket port once");
+    cr_assert(ts_addr_browsers_refuse(2049));
+    cr_assert(ts_addr_browsers_refuse(10080));
+    cr_assert_not(ts_addr_browsers_refuse(7702), "the local stack's");
+    cr_assert_not(ts_addr_browsers_refuse(443));
+    cr_assert_not(ts_addr_browsers_refuse(6670));
+}

@@ -334,13 +334,3 @@ Test(ws, names_every_fault)
         cr_assert_str_neq(gate_ws_fault_name((gate_ws_fault_t) f), "unknown");
     cr_assert_str_eq(gate_ws_fault_name(GATE_WS_FAULTS), "unknown");
 }
-
-Test(ws, knows_the_ports_browsers_refuse)
-{
-    cr_assert(gate_ws_port_refused_by_browsers(6667), "IRC's: a CI run's WebSocket port once");
-    cr_assert(gate_ws_port_refused_by_browsers(2049));
-    cr_assert(gate_ws_port_refused_by_browsers(10080));
-    cr_assert_not(gate_ws_port_refused_by_browsers(7702), "the local stack's");
-    cr_assert_not(gate_ws_port_refused_by_browsers(443));
-    cr_assert_not(gate_ws_port_refused_by_browsers(6670));
-}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "addr.h"
 #include "config.h"
 #include "dashboard.h"
 #include "http.h"
@@ -185,6 +186,12 @@ static int cmd_dashboard(const cli_t *cli, const char *listen)
     }
     fprintf(stderr, "ticksync-admin: dashboard on http://%s/ over %d shard%s (Ctrl-C stops)\n", listen, cli->count,
             cli->count == 1 ? "" : "s");
+    struct sockaddr_storage at;
+    socklen_t at_len;
+    if (ts_addr_parse(listen, &at, &at_len, err) == 0 && ts_addr_browsers_refuse(ts_addr_port(&at)))
+        fprintf(stderr, "ticksync-admin: warning: browsers refuse port %u (a bad port of the Fetch standard): "
+                        "pick another for the page to open\n",
+                (unsigned) ts_addr_port(&at));
     struct pollfd p = { .fd = sig, .events = POLLIN };
     while (poll(&p, 1, -1) < 0 && errno == EINTR)
         ;
