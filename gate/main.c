@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "addr.h"
 #include "config.h"
 #include "gate.h"
 #include "httpd.h"
