@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/history.sh - the latency history's cost at PLAYERS (100k) players:
 # one scene shard under bench/storeload (RATE exchanges/s round-robin over
-# the players, straight over ZeroMQ, for SECS seconds) with history steps of
-# 86400 s (no step ends: the store's work without history), 60 s (the
-# default) and 5 s (twelve times the default's rows). For each it prints the
+# the players in a scattered order, straight over ZeroMQ, for SECS seconds)
+# with history steps of 86400 s (no step ends: the store's work without
+# history), 60 s (the default) and 5 s (twelve times the default's rows).
+# For each it prints the
 # CPU of the store thread (ts-store) as a share of one core, the history
 # rows written against the design's prediction (one per player per step
 # ended; SIGTERM writes every player's current step too, so each run ends
