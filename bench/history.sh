@@ -5,12 +5,13 @@
 # with history steps of 86400 s (no step ends: the store's work without
 # history), 60 s (the default) and 5 s (twelve times the default's rows).
 # For each it prints the CPU of the store thread (ts-store) as a share of
-# one core, the history rows written against the design's prediction (one per player per step
-# ended; SIGTERM writes every player's current step too, so each run ends
-# with one row per player more, the 86400 s one included), and the bytes
-# each row adds to the database; and from them, the size of a day of
-# history at the default step. Plot bench/plots/history.png: ts-store's
-# CPU second by second for the three steps (data bench/plots/history.csv).
+# one core, the history rows written against the design's prediction (one
+# per player per step ended; SIGTERM writes every player's current step too,
+# so each run ends with one row per player more, the 86400 s one included),
+# and the bytes each row adds to the database; and from them, the size of a
+# day of history at the default step. Plot bench/plots/history.png: ts-
+# store's CPU second by second for the three steps (data
+# bench/plots/history.csv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
