@@ -9,8 +9,8 @@
 # per player per step ended; SIGTERM writes every player's current step too,
 # so each run ends with one row per player more, the 86400 s one included),
 # and the bytes each row adds to the database; and from them, the size of a
-# day of history at the default step. Plot bench/plots/history.png: ts-
-# store's CPU second by second for the three steps (data
+# day of history at the default step. Plot bench/plots/history.png:
+# ts-store's CPU second by second for the three steps (data
 # bench/plots/history.csv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
