@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,44 @@ void e2e_start_gate(e2e_stack_t *s, int k)
     wait_port(s->port[k], "gate");
 }
 
+/* Whether nothing holds port on 127.0.0.1, for TCP or UDP (the gate takes
+ * both on its listen port): a bind without SO_REUSEADDR fails on a port
+ * some other program uses, this machine's own services among them. */
+static bool port_free(int port)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    bool free_ = true;
+    for (int type = 0; type < 2 && free_; type++) {
+        int fd = socket(AF_INET, type ? SOCK_DGRAM : SOCK_STREAM, 0);
+        free_ = fd >= 0 && bind(fd, (struct sockaddr *) &a, sizeof a) == 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    return free_;
+}
+
+/* The first of this test process's ten ports, below the ephemeral range
+ * (32768+): a slot drawn from the PID, so tests running at once spread
+ * out, or the next one where all ten are free. Chosen once a process, so
+ * a stack planned again (a restart) gets the same ports. */
+static int base_port(void)
+{
+    static int base;
+    if (base)
+        return base;
+    int k = (int) (getpid() % 2200);
+    for (int tries = 0; tries < 2200; tries++, k = (k + 1) % 2200) {
+        base = 10000 + k * 10;
+        int i = 0;
+        while (i < 10 && port_free(base + i))
+            i++;
+        if (i == 10)
+            return base;
+    }
+    return base;   /* all taken: the servers will say which port failed */
+}
+
 static void plan_cluster(e2e_stack_t *s, int scenes, int gates, const char *const *gate_extra,
                          const char *const *scene_extra)
 {
@@ -112,8 +151,7 @@ static void plan_cluster(e2e_stack_t *s, int scenes, int gates, const char *cons
     s->scenes = scenes;
     s->gates = gates;
     s->gate_extra = gate_extra;
-    /* Ten ports per test process, below the ephemeral range (32768+). */
-    int base = 10000 + (int) (getpid() % 2200) * 10;
+    int base = base_port();
     snprintf(s->dir, sizeof s->dir, "/tmp/ts-e2e-%d", (int) getpid());
     for (int k = 0; k < scenes; k++) {
         s->scene_port[k] = base + 1 + 2 * k;
@@ -460,7 +498,7 @@ bool e2e_file_contains(const char *path, const char *needle)
 
 int e2e_ws_port(void)
 {
-    return 10000 + (int) (getpid() % 2200) * 10 + 5;   /* the one port of the ten plan_cluster leaves */
+    return base_port() + 5;   /* the one port of the ten plan_cluster leaves */
 }
 
 const char *e2e_ws_listen(void)
