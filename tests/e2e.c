@@ -1,5 +1,6 @@
 /* tests/e2e.c - see e2e.h. */
 #include "e2e.h"
+#include "freeport.h"
 #include "http.h"
 
 #include <arpa/inet.h>
@@ -104,42 +105,15 @@ void e2e_start_gate(e2e_stack_t *s, int k)
     wait_port(s->port[k], "gate");
 }
 
-/* Whether nothing holds port on 127.0.0.1, for TCP or UDP (the gate takes
- * both on its listen port): a bind without SO_REUSEADDR fails on a port
- * some other program uses, this machine's own services among them. */
-static bool port_free(int port)
-{
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    bool free_ = true;
-    for (int type = 0; type < 2 && free_; type++) {
-        int fd = socket(AF_INET, type ? SOCK_DGRAM : SOCK_STREAM, 0);
-        free_ = fd >= 0 && bind(fd, (struct sockaddr *) &a, sizeof a) == 0;
-        if (fd >= 0)
-            close(fd);
-    }
-    return free_;
-}
-
 /* The first of this test process's ten ports, below the ephemeral range
- * (32768+): a slot drawn from the PID, so tests running at once spread
- * out, or the next one where all ten are free. Chosen once a process, so
- * a stack planned again (a restart) gets the same ports. */
+ * (32768+), chosen once a process, so a stack planned again (a restart)
+ * gets the same ports. */
 static int base_port(void)
 {
     static int base;
-    if (base)
-        return base;
-    int k = (int) (getpid() % 2200);
-    for (int tries = 0; tries < 2200; tries++, k = (k + 1) % 2200) {
-        base = 10000 + k * 10;
-        int i = 0;
-        while (i < 10 && port_free(base + i))
-            i++;
-        if (i == 10)
-            return base;
-    }
-    return base;   /* all taken: the servers will say which port failed */
+    if (!base)
+        base = test_free_ports(10000, 2200, 10);
+    return base;
 }
 
 static void plan_cluster(e2e_stack_t *s, int scenes, int gates, const char *const *gate_extra,

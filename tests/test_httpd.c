@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "freeport.h"
 #include "http.h"
 #include "httpd.h"
 
@@ -39,7 +40,10 @@ static int handler(void *arg, ts_http_req_t *req, const char *path, bool get)
 
 static int port_base(void)
 {
-    return 21000 + (int) (getpid() % 4000) * 2;
+    static int base;
+    if (!base)
+        base = test_free_ports(21000, 4000, 2);
+    return base;
 }
 
 static ts_httpd_t *start(ts_metrics_t *m, owner_t *o, const char *token, bool with_handler, char url[64])
