@@ -72,7 +72,14 @@ out=$(bash "$root/deploy/local-stack.sh" --no-table --duration 1 --base-port 666
 echo "$out" | grep -q "which browsers refuse" || fail "no reason given: $out"
 
 echo "== local stack starts, serves and stops"
-base=$((20000 + ($$ % 400) * 20))
+# local-stack's ports are base + these: the first slot from the PID's on
+# where none is taken or one browsers refuse
+stack_ports="0 2 10 11 1470 1471 1472 1480 1490"
+for ((n = 0, k = $$ % 400; n < 400; n++, k = (k + 1) % 400)); do
+  base=$((20000 + k * 20)) busy=0
+  for p in $stack_ports; do port_unusable $((base + p)) && { busy=1; break; }; done
+  [ "$busy" = 0 ] && break
+done
 out=$(bash "$root/deploy/local-stack.sh" --no-table --duration 5 --players 60 --base-port "$base" \
         --build-dir "$build" --data "$tmp/stack" 2>&1) || fail "local-stack: $out"
 echo "$out" | grep -q "stopped cleanly" || fail "no clean stop: $out"
