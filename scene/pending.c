@@ -12,8 +12,8 @@
 
 #include "shard.h"
 
-/* A player and a row's position: + 1 in the index (0: an empty slot), as is
- * in the sort's keys. */
+/* A player and a row's position: in the index the position + 1 (0: an
+ * empty slot), in the sort's keys the position itself. */
 typedef struct {
     uint64_t player_id;
     uint32_t pos;
@@ -92,23 +92,25 @@ static void fresh(scene_pending_t *self)
         reindex(self, self->mask + 1);
 }
 
-/* Makes room for size rows: the rows, the sort's second array and keys. */
+/* Makes room for size rows in the rows, the sort's second array and its
+ * keys. Each array is kept when it grows, so a failure part way leaves all
+ * of them at least rows_size long. */
 static int grow(scene_pending_t *self, size_t size)
 {
     scene_row_t *rows = realloc(self->rows, size * sizeof *rows);
-    if (!rows)
-        return -1;
-    self->rows = rows;
+    if (rows)
+        self->rows = rows;
     scene_row_t *spare = realloc(self->spare, size * sizeof *spare);
-    entry_t *keys = spare ? realloc(self->keys, size * sizeof *keys) : NULL;
     if (spare)
         self->spare = spare;
-    entry_t *tmp = keys ? realloc(self->keys_tmp, size * sizeof *tmp) : NULL;
+    entry_t *keys = realloc(self->keys, size * sizeof *keys);
     if (keys)
         self->keys = keys;
-    if (!tmp)
+    entry_t *tmp = realloc(self->keys_tmp, size * sizeof *tmp);
+    if (tmp)
+        self->keys_tmp = tmp;
+    if (!rows || !spare || !keys || !tmp)
         return -1;
-    self->keys_tmp = tmp;
     self->rows_size = size;
     return 0;
 }
