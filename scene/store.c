@@ -13,7 +13,7 @@
 #include "db.h"
 #include "err.h"
 
-enum { UPSERT, SELECT, BEGIN, COMMIT, ROLLBACK, HISTORY, EXPIRE, NSQL };   /* the statements, in the order of sql[] */
+enum { UPDATE, INSERT, SELECT, BEGIN, COMMIT, ROLLBACK, HISTORY, EXPIRE, NSQL };   /* the statements, in the order of sql[] */
 
 struct scene_store_t {
     sqlite3      *db;
@@ -66,13 +66,15 @@ static const char *const migrate[] = {
 };
 
 static const char *const sql[NSQL] = {
-    "INSERT INTO player_latency (" COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-    " ON CONFLICT(player_id) DO UPDATE SET rtt_us=excluded.rtt_us, srtt_us=excluded.srtt_us,"
-    " rttvar_us=excluded.rttvar_us, min_rtt_us=excluded.min_rtt_us, samples=excluded.samples,"
-    " invalid=excluded.invalid, lost=excluded.lost, client_rtt_us=excluded.client_rtt_us,"
-    " client_offset_us=excluded.client_offset_us, updated_at_us=excluded.updated_at_us,"
-    " lag_flag=excluded.lag_flag, lag_strikes=excluded.lag_strikes, online=excluded.online,"
-    " clock_rate_ppm=excluded.clock_rate_ppm, speed_flag=excluded.speed_flag",
+    /* an UPDATE first, and an INSERT only for a player it did not find: a
+     * flush is nearly all players already stored, and for them the UPDATE
+     * runs about half the bytecode of an UPSERT, which checks the new row's
+     * NOT NULLs for the INSERT, then copies the values and checks them again
+     * for its DO UPDATE (RESULTS 9f) */
+    "UPDATE player_latency SET rtt_us=?2, srtt_us=?3, rttvar_us=?4, min_rtt_us=?5, samples=?6, invalid=?7,"
+    " lost=?8, client_rtt_us=?9, client_offset_us=?10, updated_at_us=?11, lag_flag=?12, lag_strikes=?13,"
+    " online=?14, clock_rate_ppm=?15, speed_flag=?16 WHERE player_id=?1",
+    "INSERT INTO player_latency (" COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "SELECT " COLUMNS " FROM player_latency WHERE player_id = ?",
     "BEGIN",
     "COMMIT",
@@ -154,6 +156,20 @@ static int64_t row_value(const scene_row_t *r, int i)
     return *(const int64_t *) ((const char *) r + row_fields[i]);
 }
 
+/* Binds r to st's parameters, in the order of COLUMNS, and steps it once. */
+static int bind_step(sqlite3_stmt *st, const scene_row_t *r)
+{
+    sqlite3_bind_int64(st, 1, (sqlite3_int64) r->player_id);
+    for (int f = 0; f < ROW_FIELDS; f++)
+        sqlite3_bind_int64(st, f + 2, row_value(r, f));
+    if (r->clock_rate_known)
+        sqlite3_bind_int64(st, ROW_FIELDS + 2, r->clock_rate_ppm);
+    else
+        sqlite3_bind_null(st, ROW_FIELDS + 2);
+    sqlite3_bind_int64(st, ROW_FIELDS + 3, r->speed_flag);
+    return step_once(st);
+}
+
 int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char *err)
 {
     return scene_store_put_all(self, rows, n, NULL, 0, err);
@@ -166,18 +182,11 @@ int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, 
         snprintf(err, TS_ERR_MAX, "BEGIN: %s", sqlite3_errmsg(self->db));
         return -1;
     }
-    sqlite3_stmt *up = self->st[UPSERT];
     for (size_t i = 0; i < n; i++) {
-        const scene_row_t *r = &rows[i];
-        sqlite3_bind_int64(up, 1, (sqlite3_int64) r->player_id);
-        for (int f = 0; f < ROW_FIELDS; f++)
-            sqlite3_bind_int64(up, f + 2, row_value(r, f));
-        if (r->clock_rate_known)
-            sqlite3_bind_int64(up, ROW_FIELDS + 2, r->clock_rate_ppm);
-        else
-            sqlite3_bind_null(up, ROW_FIELDS + 2);
-        sqlite3_bind_int64(up, ROW_FIELDS + 3, r->speed_flag);
-        if (step_once(up) != SQLITE_DONE) {
+        int rc = bind_step(self->st[UPDATE], &rows[i]);
+        if (rc == SQLITE_DONE && sqlite3_changes(self->db) == 0)
+            rc = bind_step(self->st[INSERT], &rows[i]);
+        if (rc != SQLITE_DONE) {
             snprintf(err, TS_ERR_MAX, "UPSERT: %s", sqlite3_errmsg(self->db));
             step_once(self->st[ROLLBACK]);
             return -1;

@@ -1,5 +1,6 @@
 /* scene/store.h - the SQLite latency store of one shard: WAL mode,
- * synchronous=NORMAL, a prepared UPSERT, one transaction per batch.
+ * synchronous=NORMAL, a prepared UPDATE (INSERT for a new player), one
+ * transaction per batch.
  * Not thread-safe: the writer thread owns it. */
 #ifndef SCENE_STORE_H
 #define SCENE_STORE_H
