@@ -115,7 +115,8 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     for (int w = 0; w < opt->workers; w++) {
         scene_worker_options_t wo = { .index = w, .count = opt->workers, .idle_us = opt->idle_us,
                                       .lag = opt->lag, .speed = opt->speed,
-                                      .history_step_us = opt->history_step_us, .log = log,
+                                      .history_step_us = opt->history_step_us,
+                                      .hold_us = scene_hold_us(opt->flush_ms), .log = log,
                                       .stats = &s->stats };
         s->workers[w] = scene_worker_new(&wo);
         s->to_worker[w] = zsock_new_push(scene_worker_endpoint(ep, '>', w));

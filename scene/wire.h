@@ -26,6 +26,19 @@
 #define SCENE_EP_STORE   "inproc://ts-store"
 #define SCENE_EP_REPLIES "inproc://ts-replies"
 
+/* How long a worker's dirty rows wait for more before they leave for the
+ * writer together: a tenth of the flush interval, at most 5 ms. The writer
+ * flushes every flush interval less this hold, so a row is still committed
+ * within one flush interval of its exchange (what a SIGKILL can lose). Under
+ * load a worker's rows leave in chunks instead of after each read of its
+ * inbox, and the store thread wakes 340 times a second, not 1,300
+ * (100,000 exchanges/s, bench/RESULTS.md 9f). */
+static inline int64_t scene_hold_us(int flush_ms)
+{
+    int64_t tenth = (int64_t) flush_ms * 100;
+    return tenth < 5000 ? tenth : 5000;
+}
+
 typedef struct {
     int         worker;     /* whose inbox gets the answer */
     uint64_t    player_id;

@@ -6,10 +6,10 @@
  * row is in, so smoothing always continues from the stored values. A row
  * that does not come within SCENE_LOAD_RETRY_US is asked for again, and
  * after SCENE_LOAD_ASKS asks the player starts afresh (counted and logged)
- * rather than wait for ever with its SYNC_ACKs unanswered. Dirty
- * rows leave for the writer, and replies for the gates in batches (one per
- * gate), each time the inbox runs dry: under load in large batches, when
- * idle at once. */
+ * rather than wait for ever with its SYNC_ACKs unanswered. Replies leave
+ * for the gates in batches (one per gate) each time the inbox runs dry:
+ * under load in large batches, when idle at once. Dirty rows leave for the
+ * writer in chunks of ROWS_CHUNK, or once the oldest has waited hold_us. */
 #include "worker.h"
 
 #include <czmq.h>
@@ -53,6 +53,7 @@ typedef struct {
     zhashx_t  *players;          /* player_id -> entry_t* */
     entry_t  **dirty;
     size_t     ndirty, dirty_size;
+    int64_t    dirty_since;      /* when the oldest unsent dirty row was marked */
     scene_row_t chunk[ROWS_CHUNK];
     scene_history_row_t steps[ROWS_CHUNK];   /* finished history steps, for the writer */
     int        nsteps;
@@ -100,6 +101,8 @@ static void mark_dirty(state_t *st, entry_t *e)
         st->dirty_size = size;
     }
     e->dirty = true;
+    if (st->ndirty == 0)
+        st->dirty_since = ts_clock_mono_us();
     st->dirty[st->ndirty++] = e;
 }
 
@@ -458,7 +461,12 @@ static void worker_actor(zsock_t *pipe, void *args)
     zpoller_t *poller = ok ? zpoller_new(pipe, inbox, NULL) : NULL;
     int64_t next_sweep = ts_clock_mono_us() + TICK_US;
     while (poller) {
-        void *which = zpoller_wait(poller, TICK_US / 1000);
+        int wait = TICK_US / 1000;
+        if (st.ndirty) {
+            int64_t left = st.dirty_since + st.opt.hold_us - ts_clock_mono_us();
+            wait = left > 0 ? (int) ((left + 999) / 1000) : 0;
+        }
+        void *which = zpoller_wait(poller, wait);
         if (which == pipe) {
             if (scene_pipe_says_stop(pipe))
                 break;
@@ -473,9 +481,11 @@ static void worker_actor(zsock_t *pipe, void *args)
         if (now >= next_sweep) {
             sweep(&st, now);
             send_replies(&st);   /* the SYNC_RESULTs of a load given up on */
+            send_steps(&st);     /* silent players' last steps, with no row to go with */
             next_sweep = now + TICK_US * 5;
         }
-        send_dirty(&st);
+        if (st.ndirty >= ROWS_CHUNK || (st.ndirty && now - st.dirty_since >= st.opt.hold_us))
+            send_dirty(&st);   /* a chunk's worth, or the oldest has waited its hold */
     }
     if (st.players) {   /* last words: every player's row, so SIGTERM loses nothing */
         for (entry_t *e = zhashx_first(st.players); e; e = zhashx_next(st.players)) {

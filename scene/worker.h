@@ -20,6 +20,7 @@ typedef struct {
     scene_lag_rule_t lag;
     scene_speed_rule_t speed;
     int64_t          history_step_us;
+    int64_t          hold_us;     /* dirty rows wait this long for more (scene_hold_us) */
     ts_log_t        *log;
     scene_stats_t   *stats;
 } scene_worker_options_t;

@@ -172,7 +172,10 @@ static void writer_actor(zsock_t *pipe, void *args)
     }
     zsock_signal(pipe, ok ? 0 : 1);
     zpoller_t *poller = ok ? zpoller_new(pipe, inbox, NULL) : NULL;
-    int64_t next_flush = ts_clock_mono_us() + cfg->flush_ms * 1000, next_trim = next_flush + TRIM_US;
+    /* the workers hold rows up to scene_hold_us first: flushing that much
+     * sooner keeps a row's way to the disk within flush_ms */
+    const int64_t period = (int64_t) cfg->flush_ms * 1000 - scene_hold_us(cfg->flush_ms);
+    int64_t next_flush = ts_clock_mono_us() + period, next_trim = next_flush + TRIM_US;
     while (poller) {
         int64_t now = ts_clock_mono_us();
         int wait = next_flush > now ? (int) ((next_flush - now + 999) / 1000) : 0;
@@ -187,7 +190,7 @@ static void writer_actor(zsock_t *pipe, void *args)
         }
         if (ts_clock_mono_us() >= next_flush) {
             flush(&st);
-            next_flush = ts_clock_mono_us() + cfg->flush_ms * 1000;
+            next_flush = ts_clock_mono_us() + period;
         }
         if (ts_clock_mono_us() >= next_trim) {
             give_back_memory();
