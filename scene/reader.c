@@ -28,8 +28,15 @@ static const char *const sql[NSQL] = {
     "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE lag_flag != 0 ORDER BY srtt_us DESC, player_id LIMIT ?",
     "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE speed_flag != 0"
     " ORDER BY abs(clock_rate_ppm) DESC, player_id LIMIT ?",
-    "SELECT t_us, exchanges, lost, rtt_min_us, rtt_p50_us, rtt_max_us, jitter_us FROM player_latency_history"
-    " WHERE player_id = ? AND t_us >= ? AND t_us < ? ORDER BY t_us LIMIT ?",
+    /* The history is ordered by step, then player (scene/store.c): walk the
+     * steps in the range, one seek each, and look the player up in each */
+    "WITH RECURSIVE step(t) AS ("
+    " SELECT min(t_us) FROM player_latency_history WHERE t_us >= ?2 AND t_us < ?3"
+    " UNION ALL SELECT (SELECT min(t_us) FROM player_latency_history WHERE t_us > step.t AND t_us < ?3)"
+    " FROM step WHERE step.t IS NOT NULL)"
+    " SELECT h.t_us, h.exchanges, h.lost, h.rtt_min_us, h.rtt_p50_us, h.rtt_max_us, h.jitter_us"
+    " FROM step CROSS JOIN player_latency_history AS h ON h.t_us = step.t AND h.player_id = ?1"
+    " ORDER BY h.t_us LIMIT ?4",
 };
 
 scene_reader_t *scene_reader_new(const char *path, char *err)

@@ -1,6 +1,7 @@
 /* tests/test_reader.c - the admin API's read side of a store: one player,
  * the best and worst by srtt, and the shard's summary with its delay
- * percentiles, read while the store is open for writing. */
+ * percentiles, a player's history, read while the store is open for
+ * writing. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,4 +81,48 @@ Test(reader, summary_counts_and_percentiles, .init = setup, .fini = teardown)
     cr_assert_eq(scene_reader_summary(reader, &s), 0);
     cr_assert_eq(s.known, 102);
     cr_assert_eq(s.delay_max_us, 500000);
+}
+
+Test(reader, a_player_s_history_in_a_range_oldest_first, .init = setup, .fini = teardown)
+{
+    /* steps of 60 s from t = 0 to 590 s; players 1..50 in every step, player
+     * 7 only in the even ones, and player 8 once, with another step size */
+    enum { STEPS = 10, STEP = 60000000 };
+    scene_history_row_t h[STEPS * 50 + 1];
+    size_t n = 0;
+    for (int k = 0; k < STEPS; k++)
+        for (int p = 1; p <= 50; p++)
+            if (p != 7 || k % 2 == 0)
+                h[n++] = (scene_history_row_t) { .player_id = (uint64_t) p, .t_us = (int64_t) k * STEP,
+                                                  .exchanges = 10 * p + k, .rtt_p50_us = 1000 * p };
+    h[n++] = (scene_history_row_t) { .player_id = 8, .t_us = 5 * STEP + 30000000, .exchanges = 1 };
+    char err[TS_ERR_MAX];
+    cr_assert_eq(scene_store_put_all(store, NULL, 0, h, n, err), 0, "%s", err);
+
+    scene_history_row_t got[32];
+    cr_assert_eq(scene_reader_history(reader, 3, 0, (int64_t) STEPS * STEP, got, 32), STEPS);
+    for (int k = 0; k < STEPS; k++) {
+        cr_assert_eq(got[k].t_us, (int64_t) k * STEP, "oldest first");
+        cr_assert_eq(got[k].player_id, 3);
+        cr_assert_eq(got[k].exchanges, 30 + k, "its own row, not a neighbour's");
+    }
+    /* [from, to): a step starting at from is in, one starting at to is out */
+    cr_assert_eq(scene_reader_history(reader, 3, 2 * STEP, 5 * STEP, got, 32), 3);
+    cr_assert_eq(got[0].t_us, 2 * STEP);
+    cr_assert_eq(got[2].t_us, 4 * STEP);
+    cr_assert_eq(scene_reader_history(reader, 3, 2 * STEP + 1, 5 * STEP + 1, got, 32), 3);
+    cr_assert_eq(got[0].t_us, 3 * STEP);
+    /* steps the player missed are skipped, not made up */
+    cr_assert_eq(scene_reader_history(reader, 7, 0, (int64_t) STEPS * STEP, got, 32), STEPS / 2);
+    cr_assert_eq(got[1].t_us, 2 * STEP);
+    /* a step of its own size (a scene restarted with another step) */
+    cr_assert_eq(scene_reader_history(reader, 8, 0, (int64_t) STEPS * STEP, got, 32), STEPS + 1);
+    cr_assert_eq(got[6].t_us, 5 * STEP + 30000000);
+    cr_assert_eq(got[6].exchanges, 1);
+    cr_assert_eq(got[7].t_us, 6 * STEP);
+    /* at most max, the oldest */
+    cr_assert_eq(scene_reader_history(reader, 3, 0, (int64_t) STEPS * STEP, got, 4), 4);
+    cr_assert_eq(got[3].t_us, 3 * STEP);
+    cr_assert_eq(scene_reader_history(reader, 9999, 0, (int64_t) STEPS * STEP, got, 32), 0, "no such player");
+    cr_assert_eq(scene_reader_history(reader, 3, 5 * STEP, 5 * STEP, got, 32), 0, "an empty range");
 }

@@ -183,3 +183,61 @@ Test(store, history_steps_add_up_and_expire_in_small_batches, .init = setup, .fi
     sqlite3_close(db);
     scene_store_destroy(&s);
 }
+
+/* One integer of the first row of sql, on a connection of the test's own. */
+static int64_t query_int(const char *sql)
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+Test(store, a_history_of_the_first_layout_moves_to_step_order_with_its_rows, .init = setup, .fini = teardown)
+{
+    /* the history as the first version kept it: keyed by player, then step, and an index on the step */
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/ts-store-test-%d", (int) getpid());
+    mkdir(dir, 0700);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db,
+                              "CREATE TABLE player_latency_history (player_id INTEGER NOT NULL, t_us INTEGER NOT NULL,"
+                              " exchanges INTEGER NOT NULL, lost INTEGER NOT NULL, rtt_min_us INTEGER NOT NULL,"
+                              " rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL, jitter_us INTEGER NOT NULL,"
+                              " PRIMARY KEY (player_id, t_us));"
+                              "CREATE INDEX player_latency_history_t ON player_latency_history(t_us);"
+                              "INSERT INTO player_latency_history VALUES (9, 60000000, 60, 2, 20000, 21000, 30000, 400),"
+                              " (9, 120000000, 55, 0, 19000, 20000, 25000, 300), (4, 60000000, 60, 0, 9000, 9500, 9900, 50);",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(db));
+    sqlite3_close(db);
+
+    char err[TS_ERR_MAX];
+    scene_store_t *s = scene_store_new(path, err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(query_int("SELECT count(*) FROM player_latency_history"), 3, "every row moved");
+    cr_assert_eq(query_int("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'player_latency_history_%'"), 0,
+                 "neither the step index nor the old table is left");
+    cr_assert_eq(query_int("SELECT instr(sql, 'WITHOUT ROWID') > 0 FROM sqlite_schema"
+                           " WHERE name = 'player_latency_history'"),
+                 1);
+    cr_assert_eq(query_int("SELECT rtt_p50_us FROM player_latency_history WHERE player_id = 9 AND t_us = 120000000"),
+                 20000);
+    /* the store writes into it as into a new one: a step in two parts adds up, and expires */
+    scene_history_row_t more = { .player_id = 9, .t_us = 120000000, .exchanges = 5, .rtt_min_us = 18000,
+                                 .rtt_p50_us = 20500, .rtt_max_us = 26000, .jitter_us = 200 };
+    cr_assert_eq(scene_store_put_all(s, NULL, 0, &more, 1, err), 0, "%s", err);
+    cr_assert_eq(query_int("SELECT exchanges FROM player_latency_history WHERE player_id = 9 AND t_us = 120000000"), 60);
+    cr_assert_eq(scene_store_expire_history(s, 100000000, 1000), 2, "the two rows of the first step");
+    scene_store_destroy(&s);
+    s = scene_store_new(path, err);   /* a second open finds nothing to move */
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(query_int("SELECT count(*) FROM player_latency_history"), 1);
+    scene_store_destroy(&s);
+}
