@@ -12,10 +12,18 @@
 # day of history at the default step. Plot bench/plots/history.png:
 # ts-store's CPU second by second for the three steps (data
 # bench/plots/history.csv).
+#
+# Then the steady state an operator runs in: a database that already holds
+# HOURS (2) of history at the 60 s step for every player, the scene keeping
+# that many hours (so retention deletes as steps are added), the players'
+# first rows written in a warm-up, and ts-store's CPU over STEADY (125) s,
+# which takes in two ends of a step. STEADY=0 skips it; STEPS="" runs it
+# alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 players=${PLAYERS:-100000} rate=${RATE:-300000} secs=${SECS:-70}
+hours=${HOURS:-2} steady=${STEADY:-125}
 [ -x "$BUILD/bench/ticksync-storeload" ] || bash deploy/build.sh "$BUILD" >/dev/null
 echo "machine: $(machine); $players players, $rate exchanges/s, $secs s each"
 hz=$(getconf CLK_TCK)
@@ -27,7 +35,7 @@ store_ticks() {   # utime + stime of the scene's ts-store thread
 base_bytes= base_rows=
 csv=bench/plots/history.csv
 echo "# step_s second store_cpu_percent" >"$csv"
-for step in 86400 60 5; do
+for step in ${STEPS-86400 60 5}; do   # STEPS="": the steady state alone
   start_scene --history-step-s "$step"
   t0=$(store_ticks "$SCENE_PID") w0=${EPOCHREALTIME/./}
   "$BUILD/bench/ticksync-storeload" --scene "tcp://127.0.0.1:$((BASE + 10))" --players "$players" \
@@ -62,7 +70,7 @@ for step in 86400 60 5; do
       printf "  %.1f bytes per history row; a day at the 60 s step, %d players: %.1f GB\n", b / r, p, b / r * p * 1440 / 1e9 }'
   fi
 done
-gnuplot <<PLOT
+[ -z "${STEPS-86400 60 5}" ] || gnuplot <<PLOT
 set terminal png size 1000,500
 set output "bench/plots/history.png"
 set title "one scene, $players players, $rate exchanges/s: the store thread's CPU with history steps of 86400, 60 and 5 s"
@@ -75,3 +83,32 @@ plot "$csv" index 0 using 2:3 with lines lw 2 title "step 86400 s (no step ends)
      "" index 1 using 2:3 with lines lw 2 title "step 60 s (the default)", \\
      "" index 2 using 2:3 with lines lw 2 title "step 5 s"
 PLOT
+
+[ "$steady" -gt 0 ] || exit 0
+# the schema is the scene's own: it makes the tables, then the history of
+# HOURS is written in step order, as the scene would have written it
+start_scene
+stop_stack
+now_step=$(( $(date +%s) / 60 * 60 ))
+sqlite3 "$WORK/scene.db" <<SQL
+PRAGMA journal_mode=WAL;
+INSERT INTO player_latency_history (player_id, t_us, exchanges, lost, rtt_min_us, rtt_p50_us, rtt_max_us, jitter_us)
+  WITH RECURSIVE k(n) AS (SELECT $((hours * 60)) UNION ALL SELECT n - 1 FROM k WHERE n > 1),
+                 p(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM p WHERE id < $players)
+  SELECT id, ($now_step - 60 * n) * 1000000, 60, 0, 20000 + id % 5000, 21000 + id % 5000, 30000 + id % 5000, 500
+  FROM k CROSS JOIN p;
+SQL
+before=$(sqlite3 "$WORK/scene.db" "select count(*) from player_latency_history")
+KEEP_DB=1 start_scene --history-step-s 60 --history-hours "$hours"
+"$BUILD/bench/ticksync-storeload" --scene "tcp://127.0.0.1:$((BASE + 10))" --players "$players" \
+  --rate "$rate" --duration-s 5 >/dev/null   # the warm-up: every player's first row
+t0=$(store_ticks "$SCENE_PID") w0=${EPOCHREALTIME/./}
+"$BUILD/bench/ticksync-storeload" --scene "tcp://127.0.0.1:$((BASE + 10))" --players "$players" \
+  --rate "$rate" --duration-s "$steady" >"$WORK/load.out"
+t1=$(store_ticks "$SCENE_PID") w1=${EPOCHREALTIME/./}
+stop_stack
+after=$(sqlite3 "$WORK/scene.db" "select count(*) from player_latency_history")
+cpu=$(awk -v t=$((t1 - t0)) -v hz="$hz" -v w=$((w1 - w0)) 'BEGIN { printf "%.1f", 100 * t / hz / (w / 1e6) }')
+cat "$WORK/load.out"
+echo "steady, ${hours} h of history kept (${before} rows before, ${after} after), ${steady} s at the 60 s step:" \
+     "ts-store ${cpu} % of a core"

@@ -22,11 +22,11 @@ start_gate() {   # PORT METRICS_PORT [flags]
 }
 
 # A scene (under SCENE_WRAP, with SCENE_FLAGS and more flags) on a fresh
-# database, ZeroMQ at BASE + 10, admin at BASE + 11; its pid in SCENE_PID
-# once its /healthz answers.
+# database (KEEP_DB=1: on the one there is), ZeroMQ at BASE + 10, admin at
+# BASE + 11; its pid in SCENE_PID once its /healthz answers.
 start_scene() {   # more scene flags
   ulimit -n "$(ulimit -Hn)"
-  rm -f "$WORK"/scene.db*
+  [ -n "${KEEP_DB:-}" ] || rm -f "$WORK"/scene.db*
   ${SCENE_WRAP:-} "$BUILD/scene/ticksync-scene" --bind "tcp://127.0.0.1:$((BASE + 10))" --admin "127.0.0.1:$((BASE + 11))" \
     --db "$WORK/scene.db" --log-level warn ${SCENE_FLAGS:-} "$@" 2>>"$WORK/scene.log" &
   SCENE_PID=$!
