@@ -81,6 +81,10 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
         free(s);
         return NULL;
     }
+    int64_t took_us, moved = scene_store_history_moved(store, &took_us);
+    if (moved)
+        ts_log(log, TS_LOG_WARN, "history_layout_moved", "rows=%lld seconds=%.1f", (long long) moved,
+               (double) took_us / 1e6);
     s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, opt->history_keep_us, log, &s->stats);
     if (s->writer) {
         scene_admin_options_t ao = { .listen = opt->admin, .db = opt->db, .token = opt->admin_token,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clock.h"
 #include "db.h"
 #include "err.h"
 
@@ -19,6 +20,7 @@ enum { UPDATE, INSERT, SELECT, BEGIN, COMMIT, ROLLBACK, HISTORY, EXPIRE, NSQL };
 struct scene_store_t {
     sqlite3      *db;
     sqlite3_stmt *st[NSQL];
+    int64_t       moved, moved_us;   /* history rows moved to today's layout at the open, and how long it took */
 };
 
 #define COLUMNS SCENE_STORE_COLUMNS
@@ -127,18 +129,30 @@ static void make_folder(const char *path)
 }
 
 /* Moves a history table of the first layout into today's, if there is one. */
-static int upgrade_history(sqlite3 *db, char *err)
+static int upgrade_history(scene_store_t *self, char *err)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, old_history, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(self->db, old_history, -1, &st, NULL) != SQLITE_OK)
         return 0;
     bool old = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
-    if (!old || sqlite3_exec(db, move_history, NULL, NULL, NULL) == SQLITE_OK)
+    if (!old)
         return 0;
-    snprintf(err, TS_ERR_MAX, "cannot move the latency history to its new layout: %s", sqlite3_errmsg(db));
-    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    int64_t t0 = ts_clock_mono_us();
+    if (sqlite3_exec(self->db, move_history, NULL, NULL, NULL) == SQLITE_OK) {
+        self->moved = sqlite3_changes64(self->db) > 0 ? sqlite3_changes64(self->db) : 0;
+        self->moved_us = ts_clock_mono_us() - t0;
+        return 0;
+    }
+    snprintf(err, TS_ERR_MAX, "cannot move the latency history to its new layout: %s", sqlite3_errmsg(self->db));
+    sqlite3_exec(self->db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
+}
+
+int64_t scene_store_history_moved(const scene_store_t *self, int64_t *took_us)
+{
+    *took_us = self->moved_us;
+    return self->moved;
 }
 
 scene_store_t *scene_store_new(const char *path, char *err)
@@ -154,7 +168,7 @@ scene_store_t *scene_store_new(const char *path, char *err)
         free(self);
         return NULL;
     }
-    if (upgrade_history(self->db, err) < 0) {
+    if (upgrade_history(self, err) < 0) {
         scene_store_destroy(&self);
         return NULL;
     }

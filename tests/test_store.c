@@ -222,6 +222,9 @@ Test(store, a_history_of_the_first_layout_moves_to_step_order_with_its_rows, .in
     scene_store_t *s = scene_store_new(path, err);
     cr_assert_not_null(s, "%s", err);
     cr_assert_eq(query_int("SELECT count(*) FROM player_latency_history"), 3, "every row moved");
+    int64_t took_us;
+    cr_assert_eq(scene_store_history_moved(s, &took_us), 3, "counted, for the scene's log");
+    cr_assert_geq(took_us, 0);
     cr_assert_eq(query_int("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'player_latency_history_%'"), 0,
                  "neither the step index nor the old table is left");
     cr_assert_eq(query_int("SELECT instr(sql, 'WITHOUT ROWID') > 0 FROM sqlite_schema"
@@ -238,6 +241,7 @@ Test(store, a_history_of_the_first_layout_moves_to_step_order_with_its_rows, .in
     scene_store_destroy(&s);
     s = scene_store_new(path, err);   /* a second open finds nothing to move */
     cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(scene_store_history_moved(s, &took_us), 0);
     cr_assert_eq(query_int("SELECT count(*) FROM player_latency_history"), 1);
     scene_store_destroy(&s);
 }
