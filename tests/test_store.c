@@ -58,20 +58,38 @@ Test(store, batch_is_written_and_reloaded_after_reopen, .init = setup, .fini = t
     sqlite3_close(db);
 }
 
-/* An integer PRAGMA's value, read through a connection of the test's own. */
-static int pragma_int(const char *pragma)
+/* One integer of the first row of sql, on a connection of the test's own. */
+static int64_t query_int(const char *sql)
 {
     sqlite3 *db;
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    char sql[64];
-    snprintf(sql, sizeof sql, "PRAGMA %s", pragma);
     sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-    int v = sqlite3_column_int(st, 0);
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
+    int64_t v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     sqlite3_close(db);
     return v;
+}
+
+/* An integer PRAGMA's value. */
+static int pragma_int(const char *pragma)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA %s", pragma);
+    return (int) query_int(sql);
+}
+
+/* A database as an older scene left it: sql run in a new file at path. */
+static void make_old_database(const char *sql)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/ts-store-test-%d", (int) getpid());
+    mkdir(dir, 0700);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+    sqlite3_close(db);
 }
 
 Test(store, a_new_database_has_64_kib_pages_in_wal_mode, .init = setup, .fini = teardown)
@@ -96,23 +114,14 @@ Test(store, unwritable_path_is_a_clear_error)
 Test(store, a_database_of_the_first_schema_gains_the_clock_rate_columns_and_loses_the_srtt_index, .init = setup, .fini = teardown)
 {
     /* the table as it was before clock_rate_ppm and speed_flag, with a row */
-    char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/ts-store-test-%d", (int) getpid());
-    mkdir(dir, 0700);
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(db,
-                              "CREATE TABLE player_latency (player_id INTEGER PRIMARY KEY, rtt_us INTEGER NOT NULL,"
-                              " srtt_us INTEGER NOT NULL, rttvar_us INTEGER NOT NULL, min_rtt_us INTEGER NOT NULL,"
-                              " samples INTEGER NOT NULL, invalid INTEGER NOT NULL, lost INTEGER NOT NULL,"
-                              " client_rtt_us INTEGER NOT NULL, client_offset_us INTEGER NOT NULL,"
-                              " updated_at_us INTEGER NOT NULL, lag_flag INTEGER NOT NULL DEFAULT 0,"
-                              " lag_strikes INTEGER NOT NULL DEFAULT 0, online INTEGER NOT NULL DEFAULT 0);"
-                              "CREATE INDEX player_latency_srtt ON player_latency(srtt_us);"
-                              "INSERT INTO player_latency VALUES (5, 1, 2, 3, 4, 6, 0, 0, 0, 0, 9, 0, 0, 0);",
-                              NULL, NULL, NULL),
-                 SQLITE_OK);
-    sqlite3_close(db);
+    make_old_database("CREATE TABLE player_latency (player_id INTEGER PRIMARY KEY, rtt_us INTEGER NOT NULL,"
+                      " srtt_us INTEGER NOT NULL, rttvar_us INTEGER NOT NULL, min_rtt_us INTEGER NOT NULL,"
+                      " samples INTEGER NOT NULL, invalid INTEGER NOT NULL, lost INTEGER NOT NULL,"
+                      " client_rtt_us INTEGER NOT NULL, client_offset_us INTEGER NOT NULL,"
+                      " updated_at_us INTEGER NOT NULL, lag_flag INTEGER NOT NULL DEFAULT 0,"
+                      " lag_strikes INTEGER NOT NULL DEFAULT 0, online INTEGER NOT NULL DEFAULT 0);"
+                      "CREATE INDEX player_latency_srtt ON player_latency(srtt_us);"
+                      "INSERT INTO player_latency VALUES (5, 1, 2, 3, 4, 6, 0, 0, 0, 0, 9, 0, 0, 0);");
     char err[TS_ERR_MAX];
     scene_store_t *s = scene_store_new(path, err);
     cr_assert_not_null(s, "%s", err);
@@ -134,15 +143,7 @@ Test(store, a_database_of_the_first_schema_gains_the_clock_rate_columns_and_lose
     cr_assert_eq(row.speed_flag, 1);
     scene_store_destroy(&s);
     /* the srtt_us index of that time is gone: each upsert paid to move its entry */
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'player_latency_srtt'", -1, &st,
-                                    NULL),
-                 SQLITE_OK);
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-    cr_assert_eq(sqlite3_column_int(st, 0), 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    cr_assert_eq(query_int("SELECT count(*) FROM sqlite_schema WHERE name = 'player_latency_srtt'"), 0);
 }
 
 Test(store, history_steps_add_up_and_expire_in_small_batches, .init = setup, .fini = teardown)
@@ -184,39 +185,16 @@ Test(store, history_steps_add_up_and_expire_in_small_batches, .init = setup, .fi
     scene_store_destroy(&s);
 }
 
-/* One integer of the first row of sql, on a connection of the test's own. */
-static int64_t query_int(const char *sql)
-{
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
-
 Test(store, a_history_of_the_first_layout_moves_to_step_order_with_its_rows, .init = setup, .fini = teardown)
 {
     /* the history as the first version kept it: keyed by player, then step, and an index on the step */
-    char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/ts-store-test-%d", (int) getpid());
-    mkdir(dir, 0700);
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(db,
-                              "CREATE TABLE player_latency_history (player_id INTEGER NOT NULL, t_us INTEGER NOT NULL,"
-                              " exchanges INTEGER NOT NULL, lost INTEGER NOT NULL, rtt_min_us INTEGER NOT NULL,"
-                              " rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL, jitter_us INTEGER NOT NULL,"
-                              " PRIMARY KEY (player_id, t_us));"
-                              "CREATE INDEX player_latency_history_t ON player_latency_history(t_us);"
-                              "INSERT INTO player_latency_history VALUES (9, 60000000, 60, 2, 20000, 21000, 30000, 400),"
-                              " (9, 120000000, 55, 0, 19000, 20000, 25000, 300), (4, 60000000, 60, 0, 9000, 9500, 9900, 50);",
-                              NULL, NULL, NULL),
-                 SQLITE_OK, "%s", sqlite3_errmsg(db));
-    sqlite3_close(db);
+    make_old_database("CREATE TABLE player_latency_history (player_id INTEGER NOT NULL, t_us INTEGER NOT NULL,"
+                      " exchanges INTEGER NOT NULL, lost INTEGER NOT NULL, rtt_min_us INTEGER NOT NULL,"
+                      " rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL, jitter_us INTEGER NOT NULL,"
+                      " PRIMARY KEY (player_id, t_us));"
+                      "CREATE INDEX player_latency_history_t ON player_latency_history(t_us);"
+                      "INSERT INTO player_latency_history VALUES (9, 60000000, 60, 2, 20000, 21000, 30000, 400),"
+                      " (9, 120000000, 55, 0, 19000, 20000, 25000, 300), (4, 60000000, 60, 0, 9000, 9500, 9900, 50);");
 
     char err[TS_ERR_MAX];
     scene_store_t *s = scene_store_new(path, err);
