@@ -308,6 +308,43 @@ Test(estimator, a_route_change_resets_the_filter_and_is_followed)
     ticksync_destroy(&ts);
 }
 
+/* 50 ppm, then both ways 25 ms longer at 300 s: the path changed, the
+ * clock's rate did not. The path callback notes the drift the estimator
+ * holds every second after the change. */
+static ticksync_t *rerouted;
+static double worst_after_change;
+static void longer_at_300s(double t, path_t *p)
+{
+    if (t >= 300e6) {
+        p->up_us = p->down_us = 45000;
+        double off = fabs(ticksync_frequency(rerouted) * 1e6 - 50);   /* ppm */
+        if (ticksync_synced(rerouted) && off > worst_after_change)
+            worst_after_change = off;
+    }
+}
+
+Test(estimator, the_drift_outlives_a_route_change)
+{
+    double worst_seen = 0, err = 0;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        rerouted = clock_with(1000000, 0.5);
+        worst_after_change = 0;
+        path_t p = { .rng = seed, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .drift = 50e-6,
+                     .clock_offset = 1000 };
+        result_t r;
+        run(rerouted, &p, 360, 300, &r, longer_at_300s);
+        ticksync_stats_t st;
+        ticksync_stats(rerouted, &st);
+        cr_assert_eq(st.path_resets, 1, "seed %llu: the route change still resets", (unsigned long long) seed);
+        cr_assert_eq(r.backwards, 0);
+        worst_seen = fmax(worst_seen, worst_after_change);
+        err = fmax(err, p99(&r));
+        ticksync_destroy(&rerouted);
+    }
+    cr_assert_leq(worst_seen, 10, "%.1f ppm off at worst (p99 %.0f us): the old path's drift is kept, not relearnt"
+                  " from the new one's first seconds", worst_seen, err);
+}
+
 /* ---- the rest of the contract ------------------------------------------------ */
 
 /* The server's time steps by step_us at 100 s (its host's clock was set,

@@ -35,7 +35,9 @@
  * What the game sees is slewed toward the estimate at max_slew, so it never
  * runs backwards, and stepped only forward and only past step_us. A
  * sustained rise of the delay over the filter's minimum is a new path:
- * filter, points and ways start over with a burst. */
+ * filter, points and ways start over with a burst, and the drift carries
+ * over (a new path does not change the clock's rate), weighed against the
+ * new path's by their errors, the carried one growing stale. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,7 @@
 #define DEV_FLOOR_US    500.0    /* spread below this is measurement noise */
 #define FIT_POINTS      4        /* points before their line is the estimate */
 #define WEIGHT_FLOOR_US 2000.0   /* excess delay that counts as none, for weights */
+#define CARRY_WANDER    0.05e-6  /* how fast a drift carried over a path reset grows stale, per second */
 #define FREQ_Z          2.0      /* standard errors a slope must stand out by to be used in full */
 #define WAYS_MIN        8        /* samples before the ways' minima set the line's level */
 #define WAYS_MAX        192      /* accepted samples whose one-way measurements are kept */
@@ -93,6 +96,8 @@ struct ticksync_t {
     int      nways, ways_next;
     int      chosen;                        /* index in filter of the chosen sample, -1: none */
     double   freq;
+    double   carry_freq, carry_se;          /* the drift as a path reset found it (carry_se NAN: none) */
+    int64_t  carry_local;                   /* and when (local time) */
     double   freq_se;                       /* the points' line's slope's standard error: the drift's noise */
     double   alike_se;                      /* the ways' chords' when alike, for the expected error only */
     double   bend_us;                       /* how far the kept window's line misses its bend */
@@ -179,6 +184,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
     self->burst_left = c.burst;
     self->since = self->bend_since = INT64_MIN;
     self->chord_se = self->alike_se = NAN;
+    self->carry_se = NAN;
     return self;
 }
 
@@ -299,6 +305,21 @@ static bool ways_span(const ticksync_t *self)
  * once the points span drift_min_span: its slope's standard error is the
  * drift's noise (level_from_ways shrinks the drift by it), and its slope
  * is the drift until the ways span enough to give it (slope_from_ways). */
+/* A path's change does not change the clock's rate: the drift known when
+ * the path changed counts against the new path's own, each by its error,
+ * the carried one's growing by CARRY_WANDER a second (a crystal's rate
+ * wanders with its temperature) so that the new path's takes over. */
+static double with_carried(const ticksync_t *self, double f, double se, int64_t now)
+{
+    if (!isfinite(self->carry_se))
+        return f;
+    double carried = hypot(self->carry_se, CARRY_WANDER * (double) (now - self->carry_local) / 1e6);
+    if (!isfinite(se))
+        return self->carry_freq;
+    double v = se * se, c = carried * carried;
+    return (f * c + self->carry_freq * v) / (v + c);
+}
+
 static void fit_line(ticksync_t *self)
 {
     int n = self->npoints;
@@ -329,7 +350,7 @@ static void fit_line(ticksync_t *self)
     self->freq_se = n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY;
     self->freq_known = true;
     if (!ways_span(self))
-        self->freq = clamp_freq(f);
+        self->freq = clamp_freq(with_carried(self, f, self->freq_se, hi));
 }
 
 static void choose(ticksync_t *self)
@@ -492,9 +513,9 @@ static void slope_from_ways(ticksync_t *self)
          * have made from tilting it. The chords' own error, or how far the
          * two ways' drifts are apart if more, is what the expected error
          * takes (ticksync_expected_error). */
-        self->freq = clamp_freq((su - sd) / 2);
         self->chord_se = NAN;
         self->alike_se = fmax(hypot(eu, ed) / 2, fabs(su + sd) / 2);
+        self->freq = clamp_freq(with_carried(self, (su - sd) / 2, self->alike_se, t0 + (int64_t) t[n - 1]));
         return;
     }
     /* One way queues and the other does not (a congested uplink): the clean
@@ -502,8 +523,8 @@ static void slope_from_ways(ticksync_t *self)
      * and theirs is the drift's, where the points' line (tilted by the
      * queueing way) would overstate it and the drift be under-used. */
     double wu = ed * ed / (eu * eu + ed * ed), wd = 1 - wu;
-    self->freq = clamp_freq(wu * su - wd * sd);
     self->chord_se = hypot(wu * eu, wd * ed);
+    self->freq = clamp_freq(with_carried(self, wu * su - wd * sd, self->chord_se, t0 + (int64_t) t[n - 1]));
     self->alike_se = NAN;
 }
 
@@ -597,8 +618,15 @@ static void add_ways(ticksync_t *self, const sample_t *s)
         self->nways++;
 }
 
-static void reset_filter(ticksync_t *self)
+/* A new path, seen at local: the drift is carried over, the rest starts over. */
+static void reset_filter(ticksync_t *self, int64_t local)
 {
+    if (self->freq_known) {
+        self->carry_local = local;
+        double se = isfinite(self->alike_se) ? self->alike_se : drift_se(self);
+        self->carry_freq = self->freq;
+        self->carry_se = isfinite(se) ? se : NAN;
+    }
     self->nfilter = self->filter_next = 0;
     self->npoints = self->points_next = 0;
     self->nways = self->ways_next = 0;
@@ -734,7 +762,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
         /* a new path: the minimum itself has risen, for long enough */
         self->rises = delay > filter_min_delay(self) + self->cfg.path_change_us ? self->rises + 1 : 0;
         if (self->rises >= self->cfg.path_change_count)
-            reset_filter(self);
+            reset_filter(self, s.local);
     }
     note_excess(self, delay);
     if (self->nfilter >= 4) {
