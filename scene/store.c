@@ -40,6 +40,12 @@ struct scene_store_t {
  * transaction, to read and write them again a row later. With 100,000
  * players at 300,000 exchanges/s that wrote 570 MB/s; with the cache, 25
  * MB/s (bench/RESULTS.md section 9). Enough for about a million players. */
+/* player_latency_history's columns and key (see setup) */
+#define HISTORY_TABLE \
+    "(player_id INTEGER NOT NULL, t_us INTEGER NOT NULL, exchanges INTEGER NOT NULL, lost INTEGER NOT NULL," \
+    " rtt_min_us INTEGER NOT NULL, rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL," \
+    " jitter_us INTEGER NOT NULL, PRIMARY KEY (t_us, player_id)) WITHOUT ROWID;"
+
 static const char *setup =
     PAGE_SIZE
     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;"
@@ -59,12 +65,9 @@ static const char *setup =
      * and retention deletes from its start. Keyed by player first, each step
      * put a row inside every player's run, dirtying a page a player: with
      * an hour of history for 100,000 players, 8-25 us a row and 130 MB of
-     * WAL a minute, against 1.4-1.8 us and 22-58 MB (RESULTS 9f). A
+     * WAL a step, against 1.4-1.8 us and 22-58 MB (RESULTS 9f). A
      * player's range is read a step at a time (scene/reader.c). */
-    "CREATE TABLE IF NOT EXISTS player_latency_history ("
-    " player_id INTEGER NOT NULL, t_us INTEGER NOT NULL, exchanges INTEGER NOT NULL, lost INTEGER NOT NULL,"
-    " rtt_min_us INTEGER NOT NULL, rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL,"
-    " jitter_us INTEGER NOT NULL, PRIMARY KEY (t_us, player_id)) WITHOUT ROWID;";
+    "CREATE TABLE IF NOT EXISTS player_latency_history " HISTORY_TABLE;
 
 /* A history table of the first layout (a rowid table keyed by player, then
  * step, with an index on t_us) is moved into the one above, in one
@@ -74,10 +77,7 @@ static const char *const move_history =
     "BEGIN;"
     "ALTER TABLE player_latency_history RENAME TO player_latency_history_old;"
     "DROP INDEX player_latency_history_t;"
-    "CREATE TABLE player_latency_history ("
-    " player_id INTEGER NOT NULL, t_us INTEGER NOT NULL, exchanges INTEGER NOT NULL, lost INTEGER NOT NULL,"
-    " rtt_min_us INTEGER NOT NULL, rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL,"
-    " jitter_us INTEGER NOT NULL, PRIMARY KEY (t_us, player_id)) WITHOUT ROWID;"
+    "CREATE TABLE player_latency_history " HISTORY_TABLE
     "INSERT INTO player_latency_history SELECT player_id, t_us, exchanges, lost, rtt_min_us, rtt_p50_us,"
     " rtt_max_us, jitter_us FROM player_latency_history_old ORDER BY t_us, player_id;"
     "DROP TABLE player_latency_history_old;"
