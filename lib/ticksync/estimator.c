@@ -29,8 +29,9 @@
  * each way's least measurements crowd its edge; until then, the slope of
  * the points' weighted least-squares line, once the points span
  * drift_min_span. That line's standard error is the drift's noise (for
- * uneven ways, the weighted chords' own): the level's minima are brought
- * to a common time along the drift only as far as it stands out of it.
+ * uneven ways, the weighted chords' own; for alike ways, twice the chords'
+ * own where that is less): the level's minima are brought to a common time
+ * along the drift only as far as it stands out of it.
  *
  * What the game sees is slewed toward the estimate at max_slew, so it never
  * runs backwards, and stepped only forward and only past step_us. A
@@ -68,6 +69,7 @@
 #define EXPECT_AGE      3.0      /* and the drift's noise over this share of the edges' span */
 #define UNEVEN          4.0      /* ways whose median spread above their edges differ by more: weighted */
 #define BEND_K          1.5      /* the expected error: the bend the kept window's line misses, this many times */
+#define ALIKE_LEVEL_K   2.0      /* the level takes the drift's error as at most this many alike chords' errors */
 #define ALIKE_K         3.0      /* ... and the drift's error no more than this many alike chords' errors */
 #define EDGE_K          5        /* a way's least measurements whose spacing is its edge's noise */
 #define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
@@ -535,6 +537,18 @@ static double drift_se(const ticksync_t *self)
     return isfinite(self->chord_se) ? self->chord_se : self->freq_se;
 }
 
+/* The drift's error as the level weighs it: drift_se, or ALIKE_LEVEL_K
+ * times the alike chords' own error if less. Near-minimum points under a
+ * wide queueing tilt the points' line, so its error can be ten times what
+ * two agreeing chords show (mobile: 10 ppm against 1.4), and the drift was
+ * under-used while it lasted, the level lagging by the rest of it times
+ * its minima's age. */
+static double level_se(const ticksync_t *self)
+{
+    double se = drift_se(self);
+    return isfinite(self->alike_se) ? fmin(se, ALIKE_LEVEL_K * self->alike_se) : se;
+}
+
 /* The line's level from each way's least measurement, apart: queueing only
  * ever adds delay, so over the ways ring the least up is the offset plus
  * the path's fixed way up, and the least down its fixed way down minus the
@@ -552,7 +566,7 @@ static void level_from_ways(ticksync_t *self)
      * below, nearly whole above (with f^2 / (f^2 + (z se)^2) a clear drift
      * of 20 ppm at 3 ppm of error was used at 92 %, and the minima fell
      * behind by 8 % of the drift over their age) */
-    double se = drift_se(self), f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * se * se;
+    double se = level_se(self), f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * se * se;
     double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 * f2 / (f2 * f2 + se2 * se2) : 0;
     /* after a server step, the older ways (moved by the step's estimate)
      * serve until WAYS_MIN newer ones are in */
