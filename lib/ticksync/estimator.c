@@ -101,7 +101,7 @@ struct ticksync_t {
     double   carry_freq, carry_se;          /* the drift as a path reset found it (carry_se NAN: none) */
     int64_t  carry_local;                   /* and when (local time) */
     double   freq_se;                       /* the points' line's slope's standard error: the drift's noise */
-    double   alike_se;                      /* the ways' chords' when alike, for the expected error only */
+    double   alike_se;                      /* the ways' chords' when alike (the expected error, the level, a carry) */
     double   bend_us;                       /* how far the kept window's line misses its bend */
     double   chord_se;                      /* the ways' chord's, while it gives the drift (NAN: it does not yet) */
     bool     freq_known;
@@ -303,10 +303,6 @@ static bool ways_span(const ticksync_t *self)
     return n >= WAYS_MIN && last - t0 >= self->cfg.drift_min_span_us;
 }
 
-/* The points' line, a weighted least-squares fit of offset on local time,
- * once the points span drift_min_span: its slope's standard error is the
- * drift's noise (level_from_ways shrinks the drift by it), and its slope
- * is the drift until the ways span enough to give it (slope_from_ways). */
 /* A path's change does not change the clock's rate: the drift known when
  * the path changed counts against the new path's own, each by its error,
  * the carried one's growing by CARRY_WANDER a second (a crystal's rate
@@ -315,13 +311,17 @@ static double with_carried(const ticksync_t *self, double f, double se, int64_t 
 {
     if (!isfinite(self->carry_se))
         return f;
-    double carried = hypot(self->carry_se, CARRY_WANDER * (double) (now - self->carry_local) / 1e6);
     if (!isfinite(se))
         return self->carry_freq;
+    double carried = hypot(self->carry_se, CARRY_WANDER * (double) (now - self->carry_local) / 1e6);
     double v = se * se, c = carried * carried;
     return (f * c + self->carry_freq * v) / (v + c);
 }
 
+/* The points' line, a weighted least-squares fit of offset on local time,
+ * once the points span drift_min_span: its slope's standard error is the
+ * drift's noise (level_from_ways shrinks the drift by it), and its slope
+ * is the drift until the ways span enough to give it (slope_from_ways). */
 static void fit_line(ticksync_t *self)
 {
     int n = self->npoints;
@@ -637,9 +637,8 @@ static void reset_filter(ticksync_t *self, int64_t local)
 {
     if (self->freq_known) {
         self->carry_local = local;
-        double se = isfinite(self->alike_se) ? self->alike_se : drift_se(self);
         self->carry_freq = self->freq;
-        self->carry_se = isfinite(se) ? se : NAN;
+        self->carry_se = isfinite(self->alike_se) ? self->alike_se : drift_se(self);   /* not finite: none */
     }
     self->nfilter = self->filter_next = 0;
     self->npoints = self->points_next = 0;
