@@ -25,6 +25,12 @@ struct scene_store_t {
 
 #define COLUMNS SCENE_STORE_COLUMNS
 
+/* player_latency_history's columns and key (see setup) */
+#define HISTORY_TABLE \
+    "(player_id INTEGER NOT NULL, t_us INTEGER NOT NULL, exchanges INTEGER NOT NULL, lost INTEGER NOT NULL," \
+    " rtt_min_us INTEGER NOT NULL, rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL," \
+    " jitter_us INTEGER NOT NULL, PRIMARY KEY (t_us, player_id)) WITHOUT ROWID;"
+
 /* 64 KiB pages (SQLite's largest; its default is 4 KiB), for a database made
  * new (a page size is fixed once a WAL database has a page). Players sync at
  * times of their own, so a flush's rows are scattered over player_latency,
@@ -40,12 +46,6 @@ struct scene_store_t {
  * transaction, to read and write them again a row later. With 100,000
  * players at 300,000 exchanges/s that wrote 570 MB/s; with the cache, 25
  * MB/s (bench/RESULTS.md section 9). Enough for about a million players. */
-/* player_latency_history's columns and key (see setup) */
-#define HISTORY_TABLE \
-    "(player_id INTEGER NOT NULL, t_us INTEGER NOT NULL, exchanges INTEGER NOT NULL, lost INTEGER NOT NULL," \
-    " rtt_min_us INTEGER NOT NULL, rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL," \
-    " jitter_us INTEGER NOT NULL, PRIMARY KEY (t_us, player_id)) WITHOUT ROWID;"
-
 static const char *setup =
     PAGE_SIZE
     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;"
@@ -140,7 +140,7 @@ static int upgrade_history(scene_store_t *self, char *err)
         return 0;
     int64_t t0 = ts_clock_mono_us();
     if (sqlite3_exec(self->db, move_history, NULL, NULL, NULL) == SQLITE_OK) {
-        self->moved = sqlite3_changes64(self->db) > 0 ? sqlite3_changes64(self->db) : 0;
+        self->moved = sqlite3_changes64(self->db);   /* the INSERT's: DROP and COMMIT change no rows */
         self->moved_us = ts_clock_mono_us() - t0;
         return 0;
     }
@@ -243,7 +243,7 @@ int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, 
         if (rc == SQLITE_DONE && sqlite3_changes(self->db) == 0)
             rc = bind_step(self->st[INSERT], &rows[i]);
         if (rc != SQLITE_DONE) {
-            snprintf(err, TS_ERR_MAX, "UPSERT: %s", sqlite3_errmsg(self->db));
+            snprintf(err, TS_ERR_MAX, "UPDATE or INSERT: %s", sqlite3_errmsg(self->db));
             step_once(self->st[ROLLBACK]);
             return -1;
         }
