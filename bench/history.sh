@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 players=${PLAYERS:-100000} rate=${RATE:-300000} secs=${SECS:-70}
-hours=${HOURS:-2} steady=${STEADY:-125}
+hours=${HOURS:-2} steady=${STEADY:-125} steps=${STEPS-86400 60 5}
 [ -x "$BUILD/bench/ticksync-storeload" ] || bash deploy/build.sh "$BUILD" >/dev/null
 echo "machine: $(machine); $players players, $rate exchanges/s, $secs s each"
 hz=$(getconf CLK_TCK)
@@ -32,22 +32,28 @@ store_ticks() {   # utime + stime of the scene's ts-store thread
     [ "$(cat "$t/comm")" = ts-store ] && awk '{print $14 + $15}' "$t/stat" && return
   done
 }
+load() {   # SECS: storeload at the rate over every player, its summary on stdout
+  "$BUILD/bench/ticksync-storeload" --scene "tcp://127.0.0.1:$((BASE + 10))" --players "$players" \
+    --rate "$rate" --duration-s "$1"
+}
+share() {   # TICKS MICROSECONDS: ts-store's CPU as a share of one core, in %
+  awk -v t="$1" -v hz="$hz" -v w="$2" 'BEGIN { printf "%.1f", 100 * t / hz / (w / 1e6) }'
+}
 base_bytes= base_rows=
 csv=bench/plots/history.csv
-echo "# step_s second store_cpu_percent" >"$csv"
-for step in ${STEPS-86400 60 5}; do   # STEPS="": the steady state alone
+[ -z "$steps" ] || echo "# step_s second store_cpu_percent" >"$csv"   # STEPS="": the steady state alone
+for step in $steps; do
   start_scene --history-step-s "$step"
   t0=$(store_ticks "$SCENE_PID") w0=${EPOCHREALTIME/./}
-  "$BUILD/bench/ticksync-storeload" --scene "tcp://127.0.0.1:$((BASE + 10))" --players "$players" \
-    --rate "$rate" --duration-s "$secs" >"$WORK/load.out" &
-  load=$! s=0 prev=$t0
-  while kill -0 "$load" 2>/dev/null; do   # the store's CPU, second by second
+  load "$secs" >"$WORK/load.out" &
+  load_pid=$! s=0 prev=$t0
+  while kill -0 "$load_pid" 2>/dev/null; do   # the store's CPU, second by second
     sleep 1
     s=$((s + 1)) now=$(store_ticks "$SCENE_PID")
     echo "$step $s $(awk -v t=$((now - prev)) -v hz="$hz" 'BEGIN { print 100 * t / hz }')" >>"$csv"
     prev=$now
   done
-  wait "$load"
+  wait "$load_pid"
   out=$(cat "$WORK/load.out")
   t1=$(store_ticks "$SCENE_PID") w1=${EPOCHREALTIME/./}
   printf '\n\n' >>"$csv"
@@ -59,7 +65,7 @@ for step in ${STEPS-86400 60 5}; do   # STEPS="": the steady state alone
   per_step=$(sqlite3 "$WORK/scene.db" "select group_concat(n, ' ') from
     (select count(*) as n from player_latency_history group by t_us order by t_us)")
   bytes=$(sqlite3 "$WORK/scene.db" "select page_count * page_size from pragma_page_count(), pragma_page_size()")
-  cpu=$(awk -v t=$((t1 - t0)) -v hz="$hz" -v w=$((w1 - w0)) 'BEGIN { printf "%.1f", 100 * t / hz / (w / 1e6) }')
+  cpu=$(share $((t1 - t0)) $((w1 - w0)))
   echo "$out"
   echo "step ${step} s: ts-store ${cpu} % of a core; ${rows} history rows, by step: ${per_step:-none}" \
        "(predicted: ${players} a step, the last step ended by some only); database ${bytes} bytes"
@@ -70,7 +76,7 @@ for step in ${STEPS-86400 60 5}; do   # STEPS="": the steady state alone
       printf "  %.1f bytes per history row; a day at the 60 s step, %d players: %.1f GB\n", b / r, p, b / r * p * 1440 / 1e9 }'
   fi
 done
-[ -z "${STEPS-86400 60 5}" ] || gnuplot <<PLOT
+[ -z "$steps" ] || gnuplot <<PLOT
 set terminal png size 1000,500
 set output "bench/plots/history.png"
 set title "one scene, $players players, $rate exchanges/s: the store thread's CPU with history steps of 86400, 60 and 5 s"
@@ -100,15 +106,13 @@ INSERT INTO player_latency_history (player_id, t_us, exchanges, lost, rtt_min_us
 SQL
 before=$(sqlite3 "$WORK/scene.db" "select count(*) from player_latency_history")
 KEEP_DB=1 start_scene --history-step-s 60 --history-hours "$hours"
-"$BUILD/bench/ticksync-storeload" --scene "tcp://127.0.0.1:$((BASE + 10))" --players "$players" \
-  --rate "$rate" --duration-s 5 >/dev/null   # the warm-up: every player's first row
+load 5 >/dev/null   # the warm-up: every player's first row
 t0=$(store_ticks "$SCENE_PID") w0=${EPOCHREALTIME/./}
-"$BUILD/bench/ticksync-storeload" --scene "tcp://127.0.0.1:$((BASE + 10))" --players "$players" \
-  --rate "$rate" --duration-s "$steady" >"$WORK/load.out"
+load "$steady" >"$WORK/load.out"
 t1=$(store_ticks "$SCENE_PID") w1=${EPOCHREALTIME/./}
 stop_stack
 after=$(sqlite3 "$WORK/scene.db" "select count(*) from player_latency_history")
-cpu=$(awk -v t=$((t1 - t0)) -v hz="$hz" -v w=$((w1 - w0)) 'BEGIN { printf "%.1f", 100 * t / hz / (w / 1e6) }')
+cpu=$(share $((t1 - t0)) $((w1 - w0)))
 cat "$WORK/load.out"
 echo "steady, ${hours} h of history kept (${before} rows before, ${after} after), ${steady} s at the 60 s step:" \
      "ts-store ${cpu} % of a core"
