@@ -18,7 +18,7 @@ seeds=${SEEDS:-30}
 runs=$(mktemp)
 trap 'rm -f "$runs"' EXIT
 for seed in $(seq 1 "$seeds"); do
-  "$build/bench/ticksync-accuracy" --seed "$seed"
+  "$build/bench/ticksync-accuracy" --seed "$seed" ${FROM:+--from "$FROM"}
 done > "$runs"
 awk -F'|' '
   function pct(list, q,   i, j, v, a, m) {   # the q-quantile of a space-separated list

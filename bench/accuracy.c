@@ -2,7 +2,7 @@
  * libticksync and to the seeds' algorithms (bench/seeds.h), and each one's
  * server time is checked against the truth at 60 frames a second.
  *
- *   ticksync-accuracy [--csv DIR] [--seed N]
+ *   ticksync-accuracy [--csv DIR] [--seed N] [--from S] [--trace NAME] [--ticks]
  *
  * prints, per trace and algorithm, the offset error after convergence
  * (p50, p99, max), the time to converge (from then on the error stays
@@ -11,6 +11,9 @@
  * error over time of every algorithm (one row a second) for plotting.
  * --seed N draws other jitter, spikes and losses (default 12345, the draw
  * bench/RESULTS.md reports), to see that a change helps beyond one draw.
+ * --from S scores errors from S seconds on where that is later than the
+ * trace's convergence window: the steady state, once the rate is learnt.
+ * --trace NAME runs one trace; --ticks the timeline's run (below).
  *
  * Exchanges follow libticksync's schedule (a burst, then the trace's
  * interval) and every algorithm gets every exchange that is not lost, so
@@ -64,6 +67,8 @@ static const trace_t traces[] = {
       600, 1, 10, 20, 20, 2, 0, .drift_ppm = 10, .step_at_s = { 200, 400 }, .step_ms = { 50, -50 } },
     { "drift-wander", "20 ms each way, 2 ms jitter; drift 20 +- 30 ppm over a 10-minute period", 1800, 1, 60, 20, 20, 2,
       0, .drift_ppm = 20, .wander_ppm = 30, .wander_period_s = 600 },
+    { "drift-steady", "drift-wander without the wander: 20 ms each way, 2 ms jitter, a steady 20 ppm", 1800, 1, 60, 20,
+      20, 2, 0, .drift_ppm = 20 },
     { "wifi-bursty", "8 ms each way, exp. jitter 1 ms; bursts of up to 60 ms more each way for 3 s of every 20 s", 900, 1,
       10, 8, 8, 1, 1, .drift_ppm = 30, .burst_every_s = 20, .burst_s = 3, .burst_ms = 60 },
     { "lognormal", "25 ms each way + log-normal queueing each way (median 3 ms, sigma 1)", 900, 1, 10, 25, 25, 3, 3,
@@ -84,6 +89,7 @@ typedef struct {
 } score_t;
 
 static uint64_t rng, seed = 12345;
+static double   from_s;   /* --from: errors are scored from this time on, if later than the trace's own */
 
 static double uniform(void)
 {
@@ -328,7 +334,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
                     sc[a].converge_s = -1;   /* converged only if it stays */
                 else if (sc[a].converge_s < 0)
                     sc[a].converge_s = frame / 1e6;
-                if (frame >= t->converge_from_s * 1e6) {
+                if (frame >= fmax(t->converge_from_s, from_s) * 1e6) {
                     record(&sc[a], err);
                     if (a == LIB) {
                         ls.frames++;
@@ -526,6 +532,10 @@ int main(int argc, char **argv)
             dir = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--trace") == 0) {
             only = argv[i + 1];
+        } else if (ok && strcmp(argv[i], "--from") == 0) {
+            char *end;
+            from_s = strtod(argv[i + 1], &end);
+            ok = *argv[i + 1] && !*end && from_s >= 0;
         } else if (ok && strcmp(argv[i], "--seed") == 0) {
             char *end;
             seed = strtoull(argv[i + 1], &end, 10);
@@ -534,7 +544,7 @@ int main(int argc, char **argv)
             ok = false;
         }
         if (!ok) {
-            fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--trace NAME]\n");
+            fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n");
             return 2;
         }
     }
