@@ -79,6 +79,7 @@
 #define ALIKE_K         3.0      /* ... and the drift's error no more than this many alike chords' errors */
 #define EDGE_K          5        /* a way's least measurements whose spacing is its edge's noise */
 #define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
+#define BEND_MIN_SPANS  4.0      /* ... and it spans this many drift_min_spans */
 #define BLOCK_SIZE      8        /* accepted samples a block of the long history sums up */
 #define BLOCKS_MAX      128      /* blocks kept: the long history, 1024 samples */
 #define BLOCKS_MIN      32       /* blocks before it gives the drift: 256 samples, beyond the ways' window */
@@ -551,16 +552,21 @@ static void slope_from_ways(ticksync_t *self)
      * newer halves differ by about the bend's curvature times half the
      * span, and a line over the whole span misses the bend by a quarter of
      * that times the span. While that is more than BEND_US, only the newer
-     * half is used, for the drift and for the level. */
+     * half is used, for the drift and for the level, as long as it spans
+     * BEND_MIN_SPANS / 2 drift_min_spans: a line over 40 s misses a bend
+     * of 0.3 ppm a second by 40 us, where chords over 20 s are off by 5-25
+     * ppm under 2 ms of jitter. bend_us is the kept window's. */
     int from = 0;
     self->bend_us = 0;
-    while (n - from >= 2 * WAYS_MIN && t[n - 1] - t[from] >= 2 * (double) self->cfg.drift_min_span_us) {
+    double dms = (double) self->cfg.drift_min_span_us;
+    while (n - from >= 2 * WAYS_MIN && t[n - 1] - t[from] >= 2 * dms) {
         int mid = from + (n - from) / 2;
         double older = (hull_chord_slope(t + from, up + from, mid - from)
                         - hull_chord_slope(t + from, down + from, mid - from)) / 2;
         double newer = (hull_chord_slope(t + mid, up + mid, n - mid) - hull_chord_slope(t + mid, down + mid, n - mid)) / 2;
         self->bend_us = fabs(newer - older) * (t[n - 1] - t[from]) / 4;
-        if (self->bend_us <= BEND_US || fabs(newer - older) <= BEND_Z * self->freq_se)
+        if (self->bend_us <= BEND_US || fabs(newer - older) <= BEND_Z * self->freq_se
+            || t[n - 1] - t[from] < BEND_MIN_SPANS * dms)
             break;
         from = mid;
     }
