@@ -506,7 +506,8 @@ static bool long_slope(const ticksync_t *self, double *slope, double *err)
     if (self->nblocks < BLOCKS_MIN)
         return false;
     int first = self->nblocks < BLOCKS_MAX ? 0 : self->blocks_next, n = self->nblocks;
-    int64_t t0 = self->blocks[first].t_up < self->blocks[first].t_down ? self->blocks[first].t_up : self->blocks[first].t_down;
+    const block_t *oldest = &self->blocks[first];
+    int64_t t0 = oldest->t_up < oldest->t_down ? oldest->t_up : oldest->t_down;
     double tu[BLOCKS_MAX], yu[BLOCKS_MAX], td[BLOCKS_MAX], yd[BLOCKS_MAX];
     for (int i = 0; i < n; i++) {
         const block_t *b = &self->blocks[(first + i) % BLOCKS_MAX];
