@@ -119,6 +119,8 @@ struct ticksync_t {
     int      nblocks, blocks_next;
     block_t  open_block;                    /* the block being filled, open_count ways so far */
     int      open_count;
+    bool     long_known;                    /* long_slope over the blocks, as the last one closed */
+    double   long_freq, long_se;
     int      chosen;                        /* index in filter of the chosen sample, -1: none */
     double   freq;
     double   carry_freq, carry_se;          /* the drift as a path reset found it (carry_se NAN: none) */
@@ -487,13 +489,21 @@ static double way_spread(const double *t, const double *y, int n, double slope)
     return r[n / 2] - r[0];
 }
 
-/* The chord of one way's points (t[i], y[i]), and in *err its error: the
- * way's edge noise over half the span. */
-static double long_chord(const double *t, const double *y, int n, double *err)
+/* The chord of one way's points (t[i], y[i]), hull_chord_slope, and in
+ * *err its error: the chord's ends can sit above the true edge by about
+ * the spacing of the way's least measurements, half the span apart. */
+static double chord_with_error(const double *t, const double *y, int n, double *err)
 {
     double s = hull_chord_slope(t, y, n), half = (t[n - 1] - t[0]) / 2;
     *err = half > 0 ? M_SQRT2 * edge_noise(t, y, n, s) / half : INFINITY;
     return s;
+}
+
+/* Two alike ways' drift's error: their chords' own, or how far the two
+ * ways' drifts are apart if more. */
+static double alike_error(double su, double eu, double sd, double ed)
+{
+    return fmax(hypot(eu, ed) / 2, fabs(su + sd) / 2);
 }
 
 /* The drift from the long history's blocks, as slope_from_ways takes it
@@ -519,15 +529,16 @@ static bool long_slope(const ticksync_t *self, double *slope, double *err)
     double span = fmax(tu[n - 1], td[n - 1]);
     int mid = n / 2;
     double e1, e2, e3, e4;
-    double older = (long_chord(tu, yu, mid, &e1) - long_chord(td, yd, mid, &e2)) / 2;
-    double newer = (long_chord(tu + mid, yu + mid, n - mid, &e3) - long_chord(td + mid, yd + mid, n - mid, &e4)) / 2;
+    double older = (chord_with_error(tu, yu, mid, &e1) - chord_with_error(td, yd, mid, &e2)) / 2;
+    double newer = (chord_with_error(tu + mid, yu + mid, n - mid, &e3)
+                    - chord_with_error(td + mid, yd + mid, n - mid, &e4)) / 2;
     double halves_se = hypot(hypot(e1, e2), hypot(e3, e4)) / 2;
     if (fabs(newer - older) * span / 4 > BEND_US && fabs(newer - older) > BEND_Z * halves_se)
         return false;
     double eu, ed;
-    double su = long_chord(tu, yu, n, &eu), sd = long_chord(td, yd, n, &ed);
+    double su = chord_with_error(tu, yu, n, &eu), sd = chord_with_error(td, yd, n, &ed);
     *slope = (su - sd) / 2;
-    *err = fmax(hypot(eu, ed) / 2, fabs(su + sd) / 2);
+    *err = alike_error(su, eu, sd, ed);
     return true;
 }
 
@@ -574,12 +585,7 @@ static void slope_from_ways(ticksync_t *self)
     self->bend_since = self->ways[(first + from) % WAYS_MAX].local;
     double *tf = t + from, *uf = up + from, *df = down + from;
     int m = n - from;
-    double su = hull_chord_slope(tf, uf, m), sd = hull_chord_slope(tf, df, m);
-    /* Each chord's ends can sit above the true edge by about the spacing of
-     * the way's least measurements, half the span apart: its error. */
-    double half = (tf[m - 1] - tf[0]) / 2;
-    double eu = half > 0 ? M_SQRT2 * edge_noise(tf, uf, m, su) / half : INFINITY;
-    double ed = half > 0 ? M_SQRT2 * edge_noise(tf, df, m, sd) / half : INFINITY;
+    double eu, ed, su = chord_with_error(tf, uf, m, &eu), sd = chord_with_error(tf, df, m, &ed);
     double spu = way_spread(tf, uf, m, su), spd = way_spread(tf, df, m, sd);
     if (spu <= UNEVEN * spd && spd <= UNEVEN * spu) {
         /* Alike: each way counts the same, and the drift's error for the
@@ -588,11 +594,11 @@ static void slope_from_ways(ticksync_t *self)
          * two ways' drifts are apart if more, is what the expected error
          * takes (ticksync_expected_error). */
         self->chord_se = NAN;
-        self->alike_se = fmax(hypot(eu, ed) / 2, fabs(su + sd) / 2);
-        double fs = (su - sd) / 2, ls, le;
-        if (from == 0 && long_slope(self, &ls, &le) && le < self->alike_se) {   /* no bend, and more exact */
-            fs = ls;
-            self->alike_se = le;
+        self->alike_se = alike_error(su, eu, sd, ed);
+        double fs = (su - sd) / 2;
+        if (from == 0 && self->long_known && self->long_se < self->alike_se) {   /* no bend, and more exact */
+            fs = self->long_freq;
+            self->alike_se = self->long_se;
         }
         self->freq = clamp_freq(with_carried(self, fs, self->alike_se, t0 + (int64_t) t[n - 1]));
         return;
@@ -699,7 +705,8 @@ static void update_level(ticksync_t *self)
     }
 }
 
-/* A way's measurement joins the open block; a full block joins the ring. */
+/* A way's measurement joins the open block; a full block joins the ring,
+ * and the long history's drift is read again, once per BLOCK_SIZE samples. */
 static void add_block(ticksync_t *self, const ways_t *w)
 {
     block_t *b = &self->open_block;
@@ -723,11 +730,13 @@ static void add_block(ticksync_t *self, const ways_t *w)
     self->blocks_next = (self->blocks_next + 1) % BLOCKS_MAX;
     if (self->nblocks < BLOCKS_MAX)
         self->nblocks++;
+    self->long_known = long_slope(self, &self->long_freq, &self->long_se);
 }
 
 static void clear_blocks(ticksync_t *self)
 {
     self->nblocks = self->blocks_next = self->open_count = 0;
+    self->long_known = false;
 }
 
 static void add_ways(ticksync_t *self, const sample_t *s)
