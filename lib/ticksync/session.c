@@ -27,6 +27,7 @@ struct ticksync_session_t {
     uint64_t                 answered;       /* highest seq whose SYNC_REPLY was used */
     int64_t                  rtt, srtt, rttvar;
     int                      last_error;
+    char                     error_text[TS_TEXT_MAX];   /* the last ERROR's message */
     bool                     replaced;
 };
 
@@ -96,16 +97,18 @@ size_t ticksync_session_sync(ticksync_session_t *self, int64_t local, uint8_t *b
     return n;
 }
 
-static size_t on_reply(ticksync_session_t *self, const ts_msg_t *m, int64_t local, uint8_t *reply, size_t cap)
+/* t4 is when the reply arrived; t5 is now, as the ACK leaves. */
+static size_t on_reply(ticksync_session_t *self, const ts_msg_t *m, int64_t arrived, int64_t local, uint8_t *reply,
+                       size_t cap)
 {
     const ts_sync_reply_t *r = &m->u.sync_reply;
-    if (m->seq <= self->answered || m->seq >= self->next_seq || r->t1 > local)
+    if (m->seq <= self->answered || m->seq >= self->next_seq || r->t1 > arrived)
         return 0;
     self->answered = m->seq;
-    ticksync_sample(self->clock, r->t1, r->t2, r->t3, local);
+    ticksync_sample(self->clock, r->t1, r->t2, r->t3, arrived);
     ts_msg_t ack = { .type = TS_SYNC_ACK, .seq = m->seq };
-    ack.u.sync_ack.t4 = local;
-    ack.u.sync_ack.t5 = local;   /* answered at once */
+    ack.u.sync_ack.t4 = arrived;
+    ack.u.sync_ack.t5 = local;
     if (ticksync_synced(self->clock)) {
         ack.u.sync_ack.has_client_rtt = ack.u.sync_ack.has_client_offset = true;
         ack.u.sync_ack.client_rtt = ticksync_delay(self->clock);
@@ -117,7 +120,15 @@ static size_t on_reply(ticksync_session_t *self, const ts_msg_t *m, int64_t loca
 int ticksync_session_receive(ticksync_session_t *self, const uint8_t *msg, size_t len, int64_t local,
                              uint8_t *reply, size_t cap)
 {
+    return ticksync_session_receive_at(self, msg, len, local, local, reply, cap);
+}
+
+int ticksync_session_receive_at(ticksync_session_t *self, const uint8_t *msg, size_t len, int64_t arrived,
+                                int64_t local, uint8_t *reply, size_t cap)
+{
     ts_msg_t m;
+    if (arrived > local)
+        arrived = local;
     if (self->state == TICKSYNC_SESSION_CLOSED || ts_msg_decode(msg, len, TS_FROM_SERVER, &m) != TS_OK)
         return -1;
     switch (m.type) {
@@ -132,7 +143,7 @@ int ticksync_session_receive(ticksync_session_t *self, const uint8_t *msg, size_
             ticksync_set_interval(self->clock, (int64_t) m.u.welcome.sync_interval_ms * 1000);
         return 0;
     case TS_SYNC_REPLY:
-        return self->state == TICKSYNC_SESSION_WELCOMED ? (int) on_reply(self, &m, local, reply, cap) : 0;
+        return self->state == TICKSYNC_SESSION_WELCOMED ? (int) on_reply(self, &m, arrived, local, reply, cap) : 0;
     case TS_SYNC_RESULT:
         self->rtt = m.u.sync_result.rtt;
         self->srtt = m.u.sync_result.srtt;
@@ -140,6 +151,7 @@ int ticksync_session_receive(ticksync_session_t *self, const uint8_t *msg, size_
         return 0;
     case TS_ERROR:
         self->last_error = (int) m.u.error.code;
+        memcpy(self->error_text, m.u.error.text, sizeof self->error_text);
         if (m.u.error.code != TS_BAD_MESSAGE && m.u.error.code != TS_RATE_LIMITED && m.u.error.code != TS_UNAVAILABLE) {
             self->state = TICKSYNC_SESSION_CLOSED;
             return -1;
@@ -158,6 +170,7 @@ ticksync_session_state_t ticksync_session_state(const ticksync_session_t *self) 
 ticksync_t *ticksync_session_clock(ticksync_session_t *self) { return self->clock; }
 uint64_t ticksync_session_id(const ticksync_session_t *self) { return self->session_id; }
 int ticksync_session_last_error(const ticksync_session_t *self) { return self->last_error; }
+const char *ticksync_session_error_text(const ticksync_session_t *self) { return self->error_text; }
 bool ticksync_session_replaced(const ticksync_session_t *self) { return self->replaced; }
 
 bool ticksync_session_udp_ready(const ticksync_session_t *self)

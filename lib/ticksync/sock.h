@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef _WIN32
@@ -28,6 +28,16 @@ static inline long ts_sock_send(ts_sock_t s, const void *b, size_t n) { return s
 static inline long ts_sock_recv(ts_sock_t s, void *b, size_t n) { return recv(s, (char *) b, (int) n, 0); }
 
 static inline void ts_sleep_us(long long us) { Sleep((DWORD) ((us + 999) / 1000)); }
+
+/* Winsock gives no receive stamp on TCP, nor on UDP short of Windows 10's
+ * SIO_TIMESTAMPING: a read is stamped with fallback, the local time the
+ * caller saw the socket ready (the network thread's poll returning). */
+static inline void ts_sock_stamp_arrivals(ts_sock_t s) { (void) s; }
+static inline long ts_sock_recv_at(ts_sock_t s, void *b, size_t n, int64_t fallback, int64_t *at)
+{
+    *at = fallback;
+    return ts_sock_recv(s, b, n);
+}
 
 /* The error a non-blocking connect ended with (0: connected). */
 static inline int ts_sock_pending_error(ts_sock_t s)
@@ -76,6 +86,8 @@ static inline ts_sock_t ts_sock_open(int family, int type)
 #include <time.h>
 #include <unistd.h>
 
+#include "recvstamp.h"   /* lib/: the kernel's receive stamps, shared with the gate */
+
 typedef int ts_sock_t;
 typedef struct pollfd ts_pollfd_t;
 #define TS_SOCK_NONE (-1)
@@ -108,6 +120,23 @@ static inline int ts_sock_pending_error(ts_sock_t s)
 static inline ts_sock_t ts_sock_open(int family, int type)
 {
     return socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+/* The kernel stamps each arrival (SO_TIMESTAMPNS, on TCP and UDP alike,
+ * as the gate does for its t2); a read returns the stamp of the last byte
+ * it took, moved onto the monotonic clock ticksync_local_us reads. Where
+ * the kernel gave none (stamping is turned on a moment after the host's
+ * first socket asks), the read is stamped now. fallback is unused: the
+ * kernel's stamp is always the earlier. */
+static inline void ts_sock_stamp_arrivals(ts_sock_t s) { ts_stamp_arrivals(s); }
+static inline long ts_sock_recv_at(ts_sock_t s, void *b, size_t n, int64_t fallback, int64_t *at)
+{
+    int64_t arrived_real, real;
+    long r = (long) ts_recv_stamped(s, b, n, NULL, NULL, &arrived_real);
+    (void) fallback;
+    if (r > 0)
+        ts_arrival_clocks(arrived_real, &real, at);
+    return r;
 }
 #endif
 

@@ -221,6 +221,13 @@ TICKSYNC_API size_t ticksync_session_sync(ticksync_session_t *self, int64_t loca
  * decode or the session is now closed. */
 TICKSYNC_API int ticksync_session_receive(ticksync_session_t *self, const uint8_t *msg, size_t len, int64_t local,
                              uint8_t *reply, size_t cap);
+/* The same with the message's arrival told apart from now: arrived is the
+ * local time the bytes reached the host (a kernel receive stamp, or the
+ * moment a network thread read them), which the clock takes as t4; local
+ * is now, when the answer leaves (its t5), so the server removes the time
+ * the game took to get to the message from its own round trip. */
+TICKSYNC_API int ticksync_session_receive_at(ticksync_session_t *self, const uint8_t *msg, size_t len,
+                                             int64_t arrived, int64_t local, uint8_t *reply, size_t cap);
 
 TICKSYNC_API ticksync_session_state_t ticksync_session_state(const ticksync_session_t *self);
 TICKSYNC_API ticksync_t *ticksync_session_clock(ticksync_session_t *self);
@@ -231,6 +238,8 @@ TICKSYNC_API bool     ticksync_session_udp_ready(const ticksync_session_t *self)
  * smoothed values; the last ERROR code (0: none). */
 TICKSYNC_API void ticksync_session_server_rtt(const ticksync_session_t *self, int64_t *rtt, int64_t *srtt, int64_t *rttvar);
 TICKSYNC_API int  ticksync_session_last_error(const ticksync_session_t *self);
+/* The last ERROR's message text ("" before one). */
+TICKSYNC_API const char *ticksync_session_error_text(const ticksync_session_t *self);
 /* True after the gate said BYE "replaced": another login took the player. */
 TICKSYNC_API bool ticksync_session_replaced(const ticksync_session_t *self);
 
@@ -252,7 +261,18 @@ typedef struct {
     size_t             token_len;
     bool               udp;         /* move exchanges to UDP once synced */
     const ticksync_config_t *clock; /* NULL: defaults */
+    int                unreachable_after; /* connection attempts in a row that fail before the state says
+                                             TICKSYNC_CLIENT_UNREACHABLE (0: 3); the client keeps retrying */
 } ticksync_client_options_t;
+
+typedef enum {
+    TICKSYNC_CLIENT_CONNECTING,  /* not synced yet: connecting, logging in, or the first exchanges */
+    TICKSYNC_CLIENT_SYNCED,      /* the clock is synced (it stays so while a lost connection is made again) */
+    TICKSYNC_CLIENT_UNREACHABLE, /* unreachable_after attempts in a row failed; still retrying, with backoff,
+                                    and the clock (if it was synced) runs on from its last estimate */
+    TICKSYNC_CLIENT_REFUSED,     /* the gate refused the session (ticksync_client_refusal says why); the
+                                    client has stopped: make a new one to try again */
+} ticksync_client_state_t;
 
 typedef struct ticksync_client_t ticksync_client_t;
 
@@ -263,9 +283,31 @@ TICKSYNC_API void ticksync_client_destroy(ticksync_client_t **self_p);
 
 /* Does the client's work for up to timeout_ms (0: what is ready now):
  * reads replies, sends what is due, and reconnects (with backoff) after a
- * lost connection. Returns 0, or -1 when the gate refused the session
- * (a closing ERROR such as UNAUTHORIZED); the last error code tells which. */
+ * lost connection. Call it once a frame with 0, as engines do: each reply
+ * is timed by when it reached the host, not when run got to it (Linux's
+ * kernel receive stamp on TCP and UDP; elsewhere start the network thread),
+ * so the frame rate does not bias the clock. Returns 0, or -1 once the
+ * gate has refused the session (state TICKSYNC_CLIENT_REFUSED). */
 TICKSYNC_API int ticksync_client_run(ticksync_client_t *self, int timeout_ms);
+
+/* Starts the client's network thread: it blocks in poll on the client's
+ * sockets and reads each reply the moment it arrives, stamping it then, so
+ * replies are timed right where the kernel gives no receive stamp
+ * (Windows). ticksync_client_run still does everything else on the game's
+ * thread and is called as before; the clock is only ever touched there,
+ * so its reads take no lock. Stopped by _destroy. Returns 0, or -1 when no
+ * thread can be started. */
+TICKSYNC_API int ticksync_client_start(ticksync_client_t *self);
+
+TICKSYNC_API ticksync_client_state_t ticksync_client_state(const ticksync_client_t *self);
+/* What went wrong last, as a sentence ("" when nothing has): a connect
+ * that failed, a lost connection, an ERROR from the gate. */
+TICKSYNC_API const char *ticksync_client_last_error(const ticksync_client_t *self);
+/* Why the gate refused the session, as docs/PROTOCOL.md names it: "replaced"
+ * (another login of the player took it over, BYE "replaced"), or a closing
+ * ERROR: "UNAUTHORIZED" (a wrong or expired token), "UNSUPPORTED_VERSION",
+ * "NOT_AUTHENTICATED". "" while not refused. */
+TICKSYNC_API const char *ticksync_client_refusal(const ticksync_client_t *self);
 
 TICKSYNC_API ticksync_t         *ticksync_client_clock(ticksync_client_t *self);
 TICKSYNC_API ticksync_session_t *ticksync_client_session(ticksync_client_t *self);
