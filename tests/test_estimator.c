@@ -2,7 +2,8 @@
  * seeded synthetic traces: symmetric jitter, a heavy tail, an asymmetric
  * path, 200 ppm drift, spikes with burst loss, a path change. Each trace
  * checks the error against the truth after convergence, that the error
- * bound holds, and that the time the game sees never goes backwards. */
+ * bound holds, that the expected error is never wider than the bound, and
+ * that the time the game sees never goes backwards. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -83,14 +84,18 @@ static void run(ticksync_t *ts, path_t *p, double end_s, double converge_s, resu
             if (now < last)
                 r->backwards++;
             last = now;
+            /* every trace, every frame: the expected error is never wider than the bound */
+            int64_t local = local_at(p, next_frame);
+            cr_assert_leq(ticksync_expected_error(ts, local), ticksync_error_bound(ts, local),
+                          "at %.3f s the expected error is over the bound", next_frame / 1e6);
             if (next_frame >= converge_s * 1e6) {
                 double err = (double) now - (next_frame + p->server_us);
                 if (fabs(err) > r->max_err)
                     r->max_err = fabs(err);
-                if (fabs(err) > (double) ticksync_error_bound(ts, local_at(p, next_frame)) + 1)
+                if (fabs(err) > (double) ticksync_error_bound(ts, local) + 1)
                     r->bound_held = false;
                 r->frames++;
-                r->expected_held += fabs(err) <= (double) ticksync_expected_error(ts, local_at(p, next_frame)) + 1;
+                r->expected_held += fabs(err) <= (double) ticksync_expected_error(ts, local) + 1;
                 if (r->nerrs < 4096 && (int) (next_frame / 1e6 * 7) % 3 == 0)
                     r->errs[r->nerrs++] = fabs(err);
             }

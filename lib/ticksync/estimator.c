@@ -1027,7 +1027,9 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
                           + suspect);
 }
 
-/* From what the estimator knows:
+/* From what the estimator knows (and never more than the bound: the
+ * error always lies within the bound, so where the estimate below is the
+ * wider the bound is the tighter true statement, at full coverage):
  *   - the level is off by the least queueing each way met, about the
  *     spacing of its least measurements (an exponential's bottom is under
  *     three of them 95 % of the time; EXPECT_K allows for two ways and a
@@ -1055,7 +1057,9 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
     double age = (double) self->edge_span / EXPECT_AGE + fabs((double) (local - self->edge_local));
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;
-    return (int64_t) ceil(level + FREQ_Z * se * age + BEND_K * self->bend_us + slewing + suspect);
+    double expected = ceil(level + FREQ_Z * se * age + BEND_K * self->bend_us + slewing + suspect);
+    int64_t bound = ticksync_error_bound(self, local);
+    return expected < (double) bound ? (int64_t) expected : bound;
 }
 
 bool ticksync_synced(const ticksync_t *self)

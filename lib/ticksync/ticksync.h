@@ -126,9 +126,9 @@ TICKSYNC_API int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
  * measurement still holds, the drift's uncertainty, the bend a changing
  * drift puts in the edges, any slewing left. It cannot know the path's
  * asymmetry (the bound allows for it; set up_fraction if you do). Far
- * tighter than the bound, which holds always; use it to decide (is this
- * clock good enough to schedule a hit to the millisecond?), the bound to
- * guarantee. */
+ * tighter than the bound, which holds always, and never more than it;
+ * use it to decide (is this clock good enough to schedule a hit to the
+ * millisecond?), the bound to guarantee. */
 TICKSYNC_API int64_t ticksync_expected_error(const ticksync_t *self, int64_t local);
 
 /* The estimate itself: offset (server - local) at local, the chosen
