@@ -1,8 +1,10 @@
 // tests/TestClient.cs - the C# binding against the real gate, built with
-// Debian's mcs with the package's Runtime/*.cs and run by mono through
-// bindings/stack.sh: logs in, syncs, shows the host's real time within
-// 2 ms on loopback, reports the server's round trip from SYNC_RESULT, never
-// goes back, the timeline, and a refused session as an exception.
+// Debian's mcs with the package's Runtime/*.cs and the README's GameClock,
+// and run by mono through bindings/stack.sh: logs in, syncs, the README's
+// frame loop at 60 Hz within 0.5 ms of the host's real time (with and
+// without the network thread), the server's round trip from SYNC_RESULT,
+// never back, the timeline, disposed views that throw, an unreachable
+// gate, and refusals with their reasons.
 // Prints "N passed, N failed".
 using System;
 using System.Diagnostics;
@@ -89,9 +91,111 @@ static class TestClient
         }
     }
 
+    // The README's GameClock, as a game drives it: Update once a frame at 60 Hz.
+    static void FrameLoop(string gate, ulong player, bool thread)
+    {
+        var game = new GameClock();
+        game.Start(gate, player);
+        if (thread)
+            game.Game.Start();
+        var errors = new double[600];
+        int n = 0, backwards = 0, uncovered = 0;
+        long last = 0, syncedAt = 0;
+        var sw = Stopwatch.StartNew();
+        long before = -1;
+        for (int frame = 0; frame < 8 * 60; frame++) {
+            long r0 = RealUs();
+            game.Update();
+            long r1 = RealUs(), local = Clock.LocalUs();
+            if (game.Game.State == ClientState.Synced) {
+                if (syncedAt == 0)
+                    syncedAt = local;
+                backwards += game.ServerNow < last ? 1 : 0;
+                last = game.ServerNow;
+                // how far the read lies outside the host's clock over the frame's Update
+                double off = Math.Max(0, Math.Max(r0 - game.ServerNow, game.ServerNow - r1));
+                uncovered += off > game.Game.Clock.ErrorBound(local) ? 1 : 0;
+                if (local - syncedAt >= 1000000 && n < errors.Length) {
+                    if (before < 0)
+                        before = GC.CollectionCount(0);
+                    errors[n++] = off;
+                }
+            }
+            long wait = (frame + 1) * 1000 / 60 - sw.ElapsedMilliseconds;
+            if (wait > 0)
+                System.Threading.Thread.Sleep((int) wait);
+        }
+        Array.Sort(errors, 0, n);
+        double p50 = n > 0 ? errors[n / 2] : -1, p99 = n > 0 ? errors[n * 99 / 100] : -1;
+        Console.Error.WriteLine("GameClock.Update at 60 Hz" + (thread ? " (network thread)" : "") + ": " + n
+                                + " reads, off the host's clock p50 " + p50 + " us, p99 " + p99 + " us");
+        Check(n > 300, "synced and read each frame: " + n);
+        Check(p99 >= 0 && p99 <= 500, "p99 within 0.5 ms of the host's clock: " + p99 + " us");
+        Check(backwards == 0, "never backwards: " + backwards);
+        Check(uncovered == 0, "inside the bound every frame: " + uncovered);
+        Check(before >= 0 && GC.CollectionCount(0) == before, "no garbage collected during the loop");
+        long rtt;
+        Check(game.Game.TryGetServerRtt(out rtt) && rtt >= 0 && rtt < 2000, "the server's round trip holds no frame: " + rtt);
+        Clock view = game.Game.Clock;
+        game.OnDestroy();
+        Check(Throws<ObjectDisposedException>(() => view.Now()), "a disposed client's clock view throws");
+        Check(Throws<ObjectDisposedException>(() => view.ErrorBound(Clock.LocalUs())), "... every member of it");
+        Check(Throws<ObjectDisposedException>(() => game.Game.Run(0)), "a disposed client throws");
+    }
+
+    static bool Throws<T>(Action a) where T : Exception
+    {
+        try {
+            a();
+        } catch (T) {
+            return true;
+        }
+        return false;
+    }
+
+    static void Unreachable()
+    {
+        using (var game = new Client("127.0.0.1:1", 4405, null, true, 3)) {   // nothing listens on port 1
+            var sw = Stopwatch.StartNew();
+            while (game.State != ClientState.Unreachable && sw.ElapsedMilliseconds < 5000)
+                game.Run(10);
+            Check(game.State == ClientState.Unreachable, "unreachable after 3 attempts: " + game.State);
+            Check(game.LastError.Contains("refused"), "the last error says why: " + game.LastError);
+            uint tries = game.Connects;
+            sw.Restart();
+            while (sw.ElapsedMilliseconds < 2500)
+                game.Run(10);
+            Check(game.Connects > tries, "it keeps retrying");
+        }
+    }
+
+    static void Replaced(string gate)
+    {
+        using (var first = new Client(gate, 4406)) {
+            var sw = Stopwatch.StartNew();
+            while (first.State != ClientState.Synced && sw.ElapsedMilliseconds < 5000)
+                first.Run(10);
+            string reason = null;
+            using (var second = new Client(gate, 4406)) {
+                sw.Restart();
+                try {
+                    while (sw.ElapsedMilliseconds < 5000) {
+                        second.Run(0);
+                        first.Run(10);
+                    }
+                } catch (SessionRefusedException e) {
+                    reason = e.Reason;
+                }
+            }
+            Check(reason == "replaced", "a second login refuses the first as replaced: " + reason);
+            Check(first.State == ClientState.Refused && first.Refusal == "replaced", "state " + first.State);
+        }
+    }
+
     static void Refused(string secureGate)
     {
         int code = -1;
+        string reason = null;
         try {
             using (var game = new Client(secureGate, 4402)) {   // no token; the gate has a secret
                 var sw = Stopwatch.StartNew();
@@ -100,8 +204,9 @@ static class TestClient
             }
         } catch (SessionRefusedException e) {
             code = e.Code;
+            reason = e.Reason;
         }
-        Check(code == 4, "UNAUTHORIZED as an exception with its code: " + code);
+        Check(code == 4 && reason == "UNAUTHORIZED", "UNAUTHORIZED as an exception with its code and reason: " + code + " " + reason);
         bool threw = false;
         try {
             new Client("127.0.0.1:1", 0);
@@ -128,6 +233,10 @@ static class TestClient
         }
         Estimator();
         Client(gate);
+        FrameLoop(gate, 4403, false);
+        FrameLoop(gate, 4404, true);
+        Unreachable();
+        Replaced(gate);
         Refused(secure);
         Console.WriteLine(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;

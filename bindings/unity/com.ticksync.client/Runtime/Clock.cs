@@ -1,5 +1,6 @@
 // Clock.cs - the clock estimator (ticksync_t): owned, or a view of a
-// Client's clock. Times are long microseconds: server times since the Unix
+// Client's clock, which throws ObjectDisposedException once that Client is
+// disposed (it never reaches the freed clock). Times are long microseconds: server times since the Unix
 // epoch, local times on the game's monotonic clock (Clock.LocalUs()).
 // Nothing here allocates per call, so it can be asked every frame.
 using System;
@@ -10,6 +11,7 @@ namespace Ticksync
     {
         IntPtr handle;
         readonly bool owned;
+        readonly Client owner;   // a view's client: the view is dead once the client is disposed
 
         public Clock()
         {
@@ -19,10 +21,11 @@ namespace Ticksync
                 throw new OutOfMemoryException("ticksync_new");
         }
 
-        internal Clock(IntPtr view)
+        internal Clock(IntPtr view, Client owner)
         {
             handle = view;
             owned = false;
+            this.owner = owner;
         }
 
         public static long LocalUs() { return Native.ticksync_local_us(); }
@@ -58,8 +61,8 @@ namespace Ticksync
         {
             get
             {
-                if (handle == IntPtr.Zero)
-                    throw new ObjectDisposedException("Ticksync.Clock");
+                if (handle == IntPtr.Zero || (owner != null && owner.IsDisposed))
+                    throw new ObjectDisposedException("Ticksync.Clock", "the clock, or the Client it belongs to, was disposed");
                 return handle;
             }
         }

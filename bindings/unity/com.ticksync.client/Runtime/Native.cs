@@ -49,6 +49,7 @@ namespace Ticksync
             public UIntPtr TokenLen;
             [MarshalAs(UnmanagedType.I1)] public bool Udp;
             public IntPtr Clock;      // const ticksync_config_t *: NULL, the defaults
+            public int UnreachableAfter;   // failed attempts in a row before State says Unreachable (0: 3)
         }
 
         [DllImport(Lib)] internal static extern IntPtr ticksync_new(IntPtr config);
@@ -77,6 +78,10 @@ namespace Ticksync
         [DllImport(Lib)] internal static extern IntPtr ticksync_client_clock(IntPtr self);
         [DllImport(Lib)] internal static extern IntPtr ticksync_client_session(IntPtr self);
         [DllImport(Lib)] internal static extern uint ticksync_client_connects(IntPtr self);
+        [DllImport(Lib)] internal static extern int ticksync_client_start(IntPtr self);
+        [DllImport(Lib)] internal static extern int ticksync_client_state(IntPtr self);
+        [DllImport(Lib)] internal static extern IntPtr ticksync_client_last_error(IntPtr self);
+        [DllImport(Lib)] internal static extern IntPtr ticksync_client_refusal(IntPtr self);
         [DllImport(Lib)] internal static extern void ticksync_session_server_rtt(IntPtr session, out long rtt, out long srtt, out long rttvar);
         [DllImport(Lib)] internal static extern int ticksync_session_last_error(IntPtr session);
 
