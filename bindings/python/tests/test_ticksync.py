@@ -1,9 +1,11 @@
 """The Python binding against the real gate (bindings/stack.sh starts a scene,
 an open gate and a secured one): the estimator, a client that logs in,
 syncs, shows the host's real time within 2 ms on loopback, reports the
-server's round trip and never goes back, the timeline, and clear
-exceptions for bad arguments and refused sessions."""
+server's round trip and never goes back, the timeline; the README's
+GameClock driven once a frame at 60 Hz; closed objects that raise; an
+unreachable gate; and clear exceptions for bad arguments and refusals."""
 import os
+import re
 import time
 
 import pytest
@@ -88,11 +90,91 @@ def test_a_client_syncs_with_the_real_gate():
 
 
 @needs_stack
-def test_a_refused_session_raises_with_its_code():
+def test_a_refused_session_raises_with_its_code_and_reason():
     with ticksync.Client(SECURE, 4302) as game:   # no token, and the gate has a secret
         with pytest.raises(ticksync.SessionRefused) as refused:
             deadline = time.monotonic() + 5
             while time.monotonic() < deadline:
                 game.run(10)
         assert refused.value.code == 4
-        assert "UNAUTHORIZED" in str(refused.value)
+        assert refused.value.reason == "UNAUTHORIZED"
+        assert game.state == "refused" and game.refusal == "UNAUTHORIZED"
+
+
+def _readme_game_clock():
+    """The README's GameClock, run as it stands there."""
+    text = open(os.path.join(os.path.dirname(__file__), "..", "README.md")).read()
+    code = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    scope = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    return scope["GameClock"]
+
+
+@needs_stack
+@pytest.mark.parametrize("thread", [False, True])
+def test_the_readme_frame_loop_at_60_hz_reads_the_host_clock(thread):
+    game = _readme_game_clock()(GATE, 4303 + thread)
+    if thread:
+        game.game.start()
+    errors, backwards, uncovered, last, synced_at = [], 0, 0, 0, None
+    start = time.monotonic()
+    for frame in range(8 * 60):
+        r0 = time.time_ns() // 1000
+        game.update()
+        r1, local = time.time_ns() // 1000, ticksync.local_us()
+        if game.server_now is not None:
+            synced_at = synced_at or local
+            backwards += game.server_now < last
+            last = game.server_now
+            off = max(0, r0 - game.server_now, game.server_now - r1)   # outside the host's clock over update()
+            uncovered += off > game.game.clock.error_bound(local)
+            if local - synced_at >= 1000000:
+                errors.append(off)
+        wait = start + (frame + 1) / 60 - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+    errors.sort()
+    p99 = errors[len(errors) * 99 // 100]
+    print("GameClock.update at 60 Hz%s: %d reads, off the host's clock p50 %d us, p99 %d us"
+          % (" (network thread)" if thread else "", len(errors), errors[len(errors) // 2], p99))
+    assert len(errors) > 300
+    assert p99 <= 500, "p99 %d us off the host's clock" % p99
+    assert backwards == 0 and uncovered == 0
+    rtt = game.game.server_rtt()
+    assert rtt is not None and 0 <= rtt < 2000, "the server's round trip holds no frame: %s" % rtt
+    clock = game.game.clock
+    game.close()
+    for use in (lambda: clock.now(), lambda: clock.error_bound(), lambda: game.game.run(0),
+                lambda: game.game.state, lambda: game.game.clock):
+        with pytest.raises(ValueError):
+            use()
+
+
+def test_an_unreachable_gate_is_reported_and_retried():
+    with ticksync.Client("127.0.0.1:1", 4305, unreachable_after=3) as game:   # nothing listens on port 1
+        deadline = time.monotonic() + 5
+        while game.state != "unreachable" and time.monotonic() < deadline:
+            game.run(10)
+        assert game.state == "unreachable"
+        assert "refused" in game.last_error
+        tries = game.connects
+        deadline = time.monotonic() + 2.5
+        while time.monotonic() < deadline:
+            game.run(10)
+        assert game.connects > tries
+
+
+@needs_stack
+def test_a_second_login_refuses_the_first_as_replaced():
+    with ticksync.Client(GATE, 4306) as first:
+        deadline = time.monotonic() + 5
+        while first.state != "synced" and time.monotonic() < deadline:
+            first.run(10)
+        with ticksync.Client(GATE, 4306) as second:
+            with pytest.raises(ticksync.SessionRefused) as refused:
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline:
+                    second.run(0)
+                    first.run(10)
+        assert refused.value.reason == "replaced" and refused.value.code == 0
+        assert first.state == "refused"
