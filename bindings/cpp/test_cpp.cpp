@@ -98,6 +98,84 @@ static void client(const std::string &gate)
     CHECK(clock.render_time(t, ticksync::local_now()) < game.now(), "others are drawn in the past");
 }
 
+// The header's loop, as a game runs it: run() once a frame at 60 Hz, server
+// time read each frame against the host's real clock over that frame.
+static void frame_loop(const std::string &gate, uint64_t player, bool thread)
+{
+    std::optional<ticksync::Client> game(std::in_place, gate, player);
+    if (thread)
+        game->start();
+    std::vector<int64_t> errors;
+    int backwards = 0, uncovered = 0;
+    micros last{0}, synced_at{0};
+    auto next = steady_clock::now();
+    for (int frame = 0; frame < 8 * 60; frame++) {
+        micros r0 = real_now();
+        game->run();
+        micros local = ticksync::local_now(), now{0};
+        bool synced = game->state() == ticksync::State::synced;
+        if (synced)
+            now = game->clock().now(local);
+        micros r1 = real_now();
+        if (synced) {
+            if (synced_at == micros(0))
+                synced_at = local;
+            backwards += now < last;
+            last = now;
+            int64_t off = std::max<int64_t>({ 0, (r0 - now).count(), (now - r1).count() });
+            uncovered += off > game->clock().error_bound(local).count();
+            if (local - synced_at >= seconds(1))
+                errors.push_back(off);
+        }
+        next += microseconds(16667);
+        std::this_thread::sleep_until(next);
+    }
+    std::sort(errors.begin(), errors.end());
+    int64_t p99 = errors.empty() ? -1 : errors[errors.size() * 99 / 100];
+    std::fprintf(stderr, "run() once a frame at 60 Hz%s: %zu reads, off the host's clock p50 %lld us, p99 %lld us\n",
+                 thread ? " (network thread)" : "", errors.size(),
+                 errors.empty() ? -1LL : (long long) errors[errors.size() / 2], (long long) p99);
+    CHECK(errors.size() > 300, "synced and read each frame (%zu)", errors.size());
+    CHECK(p99 >= 0 && p99 <= 500, "p99 within 0.5 ms of the host's clock: %lld us", (long long) p99);
+    CHECK(backwards == 0 && uncovered == 0, "never backwards (%d), inside the bound (%d)", backwards, uncovered);
+    auto rtt = game->server_rtt();
+    CHECK(rtt.has_value() && *rtt < milliseconds(2), "the server's round trip holds no frame");
+    ticksync::Clock view = game->clock();
+    game.reset();
+    bool threw = false;
+    try {
+        view.now(ticksync::local_now());
+    } catch (const std::logic_error &) {
+        threw = true;
+    }
+    CHECK(threw, "a destroyed client's clock view throws");
+}
+
+static void unreachable_and_replaced(const std::string &gate)
+{
+    ticksync::Client lost("127.0.0.1:1", 4205, {}, true, 3);   // nothing listens on port 1
+    auto until = steady_clock::now() + seconds(5);
+    while (lost.state() != ticksync::State::unreachable && steady_clock::now() < until)
+        lost.run(milliseconds(10));
+    CHECK(lost.state() == ticksync::State::unreachable, "unreachable after 3 attempts: %s", lost.last_error().c_str());
+    ticksync::Client first(gate, 4206);
+    until = steady_clock::now() + seconds(5);
+    while (first.state() != ticksync::State::synced && steady_clock::now() < until)
+        first.run(milliseconds(10));
+    ticksync::Client second(gate, 4206);
+    std::string reason;
+    try {
+        until = steady_clock::now() + seconds(5);
+        while (steady_clock::now() < until) {
+            second.run();
+            first.run(milliseconds(10));
+        }
+    } catch (const ticksync::error &e) {
+        reason = e.reason();
+    }
+    CHECK(reason == "replaced" && first.state() == ticksync::State::refused, "replaced: '%s'", reason.c_str());
+}
+
 static void refused(const std::string &secure_gate)
 {
     int code = -1;
@@ -108,6 +186,7 @@ static void refused(const std::string &secure_gate)
             game.run(milliseconds(10));
     } catch (const ticksync::error &e) {
         code = e.code();
+        CHECK(e.reason() == "UNAUTHORIZED", "the reason: '%s'", e.reason().c_str());
     }
     CHECK(code == 4, "UNAUTHORIZED as an exception with its code: %d", code);
     bool threw = false;
@@ -135,6 +214,9 @@ int main()
     }
     estimator();
     client(gate);
+    frame_loop(gate, 4203, false);
+    frame_loop(gate, 4204, true);
+    unreachable_and_replaced(gate);
     refused(secure);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
