@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/test_install.sh BUILD_DIR - `cmake --install` gives a game what it
 # needs: the header, shared and static libraries, a pkg-config file and a
-# CMake package, each enough to build and run tests/install/example.c.
+# CMake package, each enough to build and run tests/install/example.c; and
+# the README's C client, built from the README, syncs with a real gate.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
@@ -27,6 +28,11 @@ cmake -S "$root/tests/install" -B "$tmp/game" -DCMAKE_PREFIX_PATH="$tmp/prefix" 
 cmake --build "$tmp/game" >/dev/null
 "$tmp/game/example_shared"
 "$tmp/game/example_static"
+echo "== the README's C client, against a real gate"
+awk '/^```c$/ { n++; on = n == 1; next } /^```$/ { on = 0 } on' "$root/README.md" > "$tmp/readme.c"
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Werror $san -o "$tmp/readme" "$tmp/readme.c" \
+   $(pkg-config --cflags --libs ticksync)
+bash "$root/bindings/stack.sh" "$build" bash -c "\"$tmp/readme\" \"\$TICKSYNC_GATE\""
 echo "== only the API is exported"
 extra=$(nm -D --defined-only "$lib/libticksync.so" | awk '{print $3}' | grep -v '^ticksync_' || true)
 [ -z "$extra" ] || { echo "FAIL: exported beyond the API: $extra" >&2; exit 1; }
