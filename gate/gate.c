@@ -387,6 +387,10 @@ static void on_unsent(void *arg, const ts_env_t *env)
  * shard with this turn's batch, and the shard starts the exchange from it.
  * A shard known to be down (no PONG for 800 ms, or ZeroMQ has no live
  * connection to it) means UNAVAILABLE. */
+/* Every SYNC within the rate gets its SYNC_REPLY, whatever the shard's
+ * state: the client's clock needs only the gate. The shard hears of the
+ * exchange when it can; one it cannot hear of is counted as unmeasured,
+ * and its SYNC_ACK is answered UNAVAILABLE. */
 static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, int64_t now, bool udp)
 {
     if (!gate_conn_sync_allowed(c, now)) {
@@ -395,22 +399,17 @@ static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, in
     }
     uint64_t player = gate_conn_player(c);
     int shard = gate_shards_route(g->shards, player);
-    if (!gate_shards_up(g->shards, shard, now) || !gate_shards_taking(g->shards, shard)) {
-        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
-        return;
-    }
-    if (!gate_exchange_begin(gate_conn_exchanges(c), m->seq, udp, now)) {
+    bool tracked = gate_exchange_begin(gate_conn_exchanges(c), m->seq, udp, now);
+    if (!tracked)
         ts_metric_add(g->m.inflight_full, 1);
-        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
-        return;
+    bool forwarded = false;
+    if (tracked && gate_shards_up(g->shards, shard, now) && gate_shards_taking(g->shards, shard)) {
+        ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
+                         .t1 = m->u.sync.t1, .t2 = t2 };
+        forwarded = gate_shards_send(g->shards, shard, &env) == 0;
     }
-    ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
-                     .t1 = m->u.sync.t1, .t2 = t2 };
-    if (gate_shards_send(g->shards, shard, &env) < 0) {
-        gate_exchange_cancel(gate_conn_exchanges(c), m->seq, &udp);
-        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
-        return;
-    }
+    if (!forwarded)
+        ts_metric_add(g->m.unmeasured, 1);
     if (gate_conn_send_sync_reply(c, m->seq, m->u.sync.t1, t2) < 0) {
         ts_metric_add(g->m.stalled, 1);
         drop(g, c);
@@ -429,14 +428,20 @@ static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t no
     int64_t t6_t3 = gate_exchange_ack(x, m->seq, now, udp, deadline);
     if (t6_t3 < 0)
         return;   /* no pending exchange with this seq: ignored (PROTOCOL) */
+    uint64_t player = gate_conn_player(c);
+    int shard = gate_shards_route(g->shards, player);
+    if (!gate_shards_up(g->shards, shard, now) || !gate_shards_taking(g->shards, shard)) {
+        gate_exchange_result(x, m->seq, &udp);   /* no SYNC_RESULT will come: the slot is done */
+        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
+        return;
+    }
     gate_awaits_push(g->awaits, gate_conn_id(c), m->seq, deadline);   /* out of memory: the slot frees itself later */
     const ts_sync_ack_t *a = &m->u.sync_ack;
-    uint64_t player = gate_conn_player(c);
     ts_env_t env = { .kind = TS_ENV_SYNC_ACK, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
                      .t4 = a->t4, .t5 = a->t5, .t6_t3 = t6_t3,
                      .has_client_rtt = a->has_client_rtt, .client_rtt = a->client_rtt,
                      .has_client_offset = a->has_client_offset, .client_offset = a->client_offset };
-    if (gate_shards_send(g->shards, gate_shards_route(g->shards, player), &env) < 0 &&
+    if (gate_shards_send(g->shards, shard, &env) < 0 &&
         gate_exchange_result(x, m->seq, &udp))
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
 }

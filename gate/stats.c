@@ -48,7 +48,8 @@ int gate_stats_init(gate_stats_t *m, ts_metrics_t *reg)
     m->bad_envelopes = ts_metrics_counter(reg, "ticksync_gate_bad_envelopes_total", "undecodable messages from scenes", NULL);
     m->unsent = ts_metrics_counter(reg, "ticksync_gate_envelopes_unsent_total", "envelopes dropped because a shard would not take them (no connection, or its queue full); OPEN and CLOSE are queued again while the shard is up", NULL);
     m->stalled = ts_metrics_counter(reg, "ticksync_gate_stalled_readers_total", "connections dropped for passing the output cap", NULL);
-    m->inflight_full = ts_metrics_counter(reg, "ticksync_gate_inflight_full_total", "SYNCs refused because every exchange slot was in flight", NULL);
+    m->inflight_full = ts_metrics_counter(reg, "ticksync_gate_inflight_full_total", "SYNCs answered untracked because every exchange slot was in flight", NULL);
+    m->unmeasured = ts_metrics_counter(reg, "ticksync_gate_sync_unmeasured_total", "SYNCs answered whose exchange the shard could not be told of (down, or not taking): the clock synced, the delay not measured", NULL);
     static const double bounds[] = { 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 50e-3 };
     m->inside = ts_metrics_histogram(reg, "ticksync_gate_inside_seconds", "time inside the server, t3 - t2",
                                      NULL, bounds, sizeof bounds / sizeof bounds[0]);
@@ -66,7 +67,7 @@ int gate_stats_init(gate_stats_t *m, ts_metrics_t *reg)
                          "WebSocket handshakes refused and connections closed for the client's fault, by reason",
                          GATE_WS_FAULTS, ws_reason, m->ws_faults);
     ts_metric_t *const single[] = { m->accepted, m->connections, m->sessions, m->replaced, m->gone, m->late,
-                                    m->bad_envelopes, m->stalled, m->inflight_full, m->unsent, m->inside,
+                                    m->bad_envelopes, m->stalled, m->inflight_full, m->unsent, m->unmeasured, m->inside,
                                     m->udp_in, m->awaiting_depth, m->ready_depth, m->closing_depth,
                                     m->ws_accepted, m->ws_upgraded };
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)

@@ -13,7 +13,7 @@ typedef struct {
     ts_metric_t *accepted, *connections, *sessions, *replaced;
     ts_metric_t *in[128], *out[128];              /* client messages, by type */
     ts_metric_t *errors[TS_TOO_LARGE + 1];        /* ERRORs sent, by code */
-    ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full, *unsent;
+    ts_metric_t *gone, *late, *bad_envelopes, *stalled, *inflight_full, *unsent, *unmeasured;
     ts_metric_t *inside;                          /* t3 - t2 */
     ts_metric_t *udp_in, *udp_dropped[GATE_UDP_VERDICTS];
     ts_metric_t *ws_accepted, *ws_upgraded, *ws_faults[GATE_WS_FAULTS];

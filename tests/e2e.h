@@ -90,6 +90,9 @@ int64_t e2e_last_applied_us(void);
 int64_t e2e_db_value(const char *db, uint64_t player, const char *column);
 /* Reads the next message and asserts it is ERROR code with seq. */
 void e2e_expect_error(int fd, int64_t seq, int64_t code);
+/* A SYNC while the player's shard cannot be reached: it still gets its
+ * SYNC_REPLY, and its SYNC_ACK gets ERROR UNAVAILABLE. */
+void e2e_sync_unmeasured(int fd, uint64_t seq);
 
 /* WebSocket (the gate's --ws-listen). ws_listen is "127.0.0.1:PORT" on a
  * port of the test's own (e2e_ws_port), for a gate's flags. ws_open

@@ -192,3 +192,52 @@ Test(e2e_client, a_gate_with_a_secret_refuses_no_token_as_unauthorized, .timeout
     e2e_stop(&stack);
     unlink(path);
 }
+
+/* The clock never waits for a scene: with the shard stopped for 20 s the
+ * gate answers every SYNC, so the client stays synced, within its bound
+ * and never backwards, and the server measures the player again within
+ * 2 s of the scene's return. */
+Test(e2e_client, the_clock_keeps_syncing_through_a_scene_outage, .init = start, .fini = stop, .timeout = 90)
+{
+    ticksync_client_t *c = client_on(stack.port[0], 707, true, 0);
+    int64_t end = ticksync_local_us() + 5000000;
+    while (ticksync_client_state(c) != TICKSYNC_CLIENT_SYNCED && ticksync_local_us() < end)
+        cr_assert_eq(ticksync_client_run(c, 10), 0);
+    cr_assert_eq(ticksync_client_state(c), TICKSYNC_CLIENT_SYNCED);
+    cr_assert_eq(e2e_term(stack.scene[0]), 0);
+    stack.scene[0] = 0;
+    ticksync_t *clock = ticksync_client_clock(c);
+    ticksync_stats_t before, after;
+    ticksync_stats(clock, &before);
+    int64_t last = 0, worst = 0, outside = 0, backwards = 0;
+    end = ticksync_local_us() + 20000000;
+    while (ticksync_local_us() < end) {
+        cr_assert_eq(ticksync_client_run(c, 0), 0);
+        int64_t r0 = real_us(), local = ticksync_local_us(), now = ticksync_now(clock, local), r1 = real_us();
+        int64_t off = now < r0 ? r0 - now : now > r1 ? now - r1 : 0;
+        worst = off > worst ? off : worst;
+        outside += off > ticksync_error_bound(clock, local);
+        backwards += now < last;
+        last = now;
+        cr_assert_eq(ticksync_client_state(c), TICKSYNC_CLIENT_SYNCED);
+        e2e_sleep_us(16667);
+    }
+    ticksync_stats(clock, &after);
+    fprintf(stderr, "scene down 20 s: %llu exchanges accepted, worst %lld us off the host's clock, %lld outside the "
+            "bound, %lld backwards; last error: %s\n", (unsigned long long) (after.accepted - before.accepted),
+            (long long) worst, (long long) outside, (long long) backwards, ticksync_client_last_error(c));
+    cr_assert_geq(after.accepted - before.accepted, 15, "the clock kept syncing");
+    cr_assert_eq(outside, 0);
+    cr_assert_eq(backwards, 0);
+    cr_assert_lt(worst, 1000);
+    int64_t stored = e2e_db_value(stack.db[0], 707, "samples");
+    e2e_start_scene(&stack, 0);
+    int64_t back = ticksync_local_us();
+    end = back + 5000000;
+    while (e2e_db_value(stack.db[0], 707, "samples") <= stored && ticksync_local_us() < end)
+        cr_assert_eq(ticksync_client_run(c, 20), 0);
+    int64_t took = ticksync_local_us() - back;
+    fprintf(stderr, "measured again %.2f s after the scene's return\n", took / 1e6);
+    cr_assert_lt(took, 2000000, "measured again within 2 s of the scene's return");
+    ticksync_client_destroy(&c);
+}

@@ -123,48 +123,50 @@ Test(e2e_gate, a_shard_down_then_back_is_unavailable_then_serves_again, .init = 
     waitpid(stack.scene[0], NULL, 0);
     stack.scene[0] = 0;
     /* The gate learns of the death from ZeroMQ or a missed PONG, a moment
-     * later: a SYNC in that moment is answered by the gate (its reply holds
-     * only the gate's times), and its ACK, which the dead shard owes a
-     * result, gets UNAVAILABLE within a second; never a SYNC_RESULT. */
+     * later. A SYNC is answered by the gate whatever it knows (the reply
+     * holds only the gate's times), and its ACK, which the dead shard owes
+     * a result, gets UNAVAILABLE within a second; never a SYNC_RESULT. */
     int64_t t0 = e2e_mono_us();
     e2e_send(fd, "uui", (uint64_t) 16, ++seq, (int64_t) 1);
     msgpack_unpacked first;
     msgpack_unpacked_init(&first);
     cr_assert(e2e_recv(fd, &first, 2000));
     int64_t type = e2e_int(&first, 0);
-    cr_assert(type == 17 || type == 32, "a SYNC_REPLY or an ERROR, not %lld", (long long) type);
-    if (type == 17)
-        e2e_send(fd, "uuii", (uint64_t) 18, seq, (int64_t) 2, (int64_t) 2);
-    else
-        cr_assert_eq(e2e_int(&first, 2), 7);
+    cr_assert_eq(type, 17, "a SYNC_REPLY whatever the shard's state, not %lld", (long long) type);
+    e2e_send(fd, "uuii", (uint64_t) 18, seq, (int64_t) 2, (int64_t) 2);
     msgpack_unpacked_destroy(&first);
-    if (type == 17)
-        e2e_expect_error(fd, (int64_t) seq, 7);
+    e2e_expect_error(fd, (int64_t) seq, 7);
     cr_assert_lt(e2e_mono_us() - t0, 1100000, "UNAVAILABLE within a second");
     e2e_sleep_us(1200000 - (e2e_mono_us() - t0));
     cr_assert_eq(e2e_http_get(stack.metrics_port[0], "/healthz", NULL), 503, "no shard: unhealthy");
-    /* once it knows, a SYNC is UNAVAILABLE at once */
-    e2e_send(fd, "uui", (uint64_t) 16, ++seq, (int64_t) 1);
-    e2e_expect_error(fd, (int64_t) seq, 7);
+    /* once it knows, a SYNC is still answered, and its ACK is UNAVAILABLE at once */
+    long long unmeasured = e2e_metric(stack.metrics_port[0], "ticksync_gate_sync_unmeasured_total");
+    t0 = e2e_mono_us();
+    e2e_sync_unmeasured(fd, ++seq);
+    cr_assert_lt(e2e_mono_us() - t0, 500000, "UNAVAILABLE at once");
+    cr_assert_eq(e2e_metric(stack.metrics_port[0], "ticksync_gate_sync_unmeasured_total"), unmeasured + 1);
     e2e_start_scene(&stack, 0);
-    /* service resumes by itself */
+    /* measurements resume by themselves: every SYNC is answered all along,
+     * and its ACK gets a SYNC_RESULT again once the shard is back */
+    int64_t restarted = e2e_mono_us();
     bool back = false;
     for (int i = 0; i < 50 && !back; i++) {
         msgpack_unpacked m;
         msgpack_unpacked_init(&m);
         e2e_send(fd, "uui", (uint64_t) 16, ++seq, e2e_mono_us());
         cr_assert(e2e_recv(fd, &m, 2000));
-        back = e2e_int(&m, 0) == 17;
-        if (back) {
-            e2e_send(fd, "uuii", (uint64_t) 18, seq, e2e_mono_us(), e2e_mono_us());
-            cr_assert(e2e_recv(fd, &m, 2000));
-            cr_assert_eq(e2e_int(&m, 0), 19);
-        }
+        cr_assert_eq(e2e_int(&m, 0), 17, "every SYNC is answered");
+        e2e_send(fd, "uuii", (uint64_t) 18, seq, e2e_mono_us(), e2e_mono_us());
+        cr_assert(e2e_recv(fd, &m, 2000));
+        back = e2e_int(&m, 0) == 19;
+        if (!back)
+            cr_assert_eq(e2e_int(&m, 2), 7, "UNAVAILABLE until the shard is back");
         msgpack_unpacked_destroy(&m);
         if (!back)
             usleep(100000);
     }
-    cr_assert(back, "SYNCs are served again once the shard is back");
+    cr_assert(back, "SYNCs are measured again once the shard is back");
+    cr_assert_lt(e2e_mono_us() - restarted, 2000000, "measured again within 2 s of the scene's start");
     int health = 0;   /* /healthz reads the loop's count of live shards, refreshed every tick */
     for (int i = 0; i < 50 && health != 200; i++, usleep(20000))
         health = e2e_http_get(stack.metrics_port[0], "/healthz", NULL);
