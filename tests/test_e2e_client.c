@@ -4,7 +4,8 @@
  * time read each frame and held against this host's real clock (the
  * gate's), over TCP and over UDP, with and without the network thread;
  * a gate that cannot be reached is reported as such; a refusal carries
- * its reason. Figures are printed on stderr. */
+ * its reason; a scene outage stops no clock. Figures are printed on
+ * stderr. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +39,15 @@ static ticksync_client_t *client_on(int port, uint64_t player, bool udp, int unr
     ticksync_client_t *c = ticksync_client_new(&o, err);
     cr_assert_not_null(c, "%s", err);
     return c;
+}
+
+/* Runs the client, 10 ms at a time, until it is in state or ms have passed. */
+static void run_until(ticksync_client_t *c, ticksync_client_state_t state, int ms)
+{
+    int64_t end = ticksync_local_us() + (int64_t) ms * 1000;
+    while (ticksync_client_state(c) != state && ticksync_local_us() < end)
+        cr_assert_eq(ticksync_client_run(c, 10), 0, "%s", ticksync_client_last_error(c));
+    cr_assert_eq(ticksync_client_state(c), state, "%s", ticksync_client_last_error(c));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -133,10 +143,7 @@ Test(e2e_client, a_gate_that_cannot_be_reached_is_reported, .timeout = 60)
     int port = test_free_ports(40000, 1000, 1);   /* nothing listens there */
     ticksync_client_t *c = client_on(port, 704, true, 3);
     cr_assert_eq(ticksync_client_state(c), TICKSYNC_CLIENT_CONNECTING);
-    int64_t end = ticksync_local_us() + 5000000;
-    while (ticksync_client_state(c) != TICKSYNC_CLIENT_UNREACHABLE && ticksync_local_us() < end)
-        cr_assert_eq(ticksync_client_run(c, 10), 0);
-    cr_assert_eq(ticksync_client_state(c), TICKSYNC_CLIENT_UNREACHABLE);
+    run_until(c, TICKSYNC_CLIENT_UNREACHABLE, 5000);
     cr_assert_geq(ticksync_client_connects(c), 3);
     fprintf(stderr, "unreachable after %u attempts: %s\n", ticksync_client_connects(c), ticksync_client_last_error(c));
     cr_assert(strstr(ticksync_client_last_error(c), "refused") != NULL, "%s", ticksync_client_last_error(c));
@@ -151,13 +158,10 @@ Test(e2e_client, a_gate_that_cannot_be_reached_is_reported, .timeout = 60)
 Test(e2e_client, a_second_login_refuses_the_first_as_replaced, .init = start, .fini = stop, .timeout = 60)
 {
     ticksync_client_t *first = client_on(stack.port[0], 705, false, 0);
-    int64_t end = ticksync_local_us() + 3000000;
-    while (ticksync_client_state(first) != TICKSYNC_CLIENT_SYNCED && ticksync_local_us() < end)
-        cr_assert_eq(ticksync_client_run(first, 10), 0);
-    cr_assert_eq(ticksync_client_state(first), TICKSYNC_CLIENT_SYNCED);
+    run_until(first, TICKSYNC_CLIENT_SYNCED, 3000);
     ticksync_client_t *second = client_on(stack.port[0], 705, false, 0);
     int rc = 0;
-    end = ticksync_local_us() + 3000000;
+    int64_t end = ticksync_local_us() + 3000000;
     while (rc == 0 && ticksync_local_us() < end) {
         ticksync_client_run(second, 0);
         rc = ticksync_client_run(first, 10);
@@ -200,17 +204,14 @@ Test(e2e_client, a_gate_with_a_secret_refuses_no_token_as_unauthorized, .timeout
 Test(e2e_client, the_clock_keeps_syncing_through_a_scene_outage, .init = start, .fini = stop, .timeout = 90)
 {
     ticksync_client_t *c = client_on(stack.port[0], 707, true, 0);
-    int64_t end = ticksync_local_us() + 5000000;
-    while (ticksync_client_state(c) != TICKSYNC_CLIENT_SYNCED && ticksync_local_us() < end)
-        cr_assert_eq(ticksync_client_run(c, 10), 0);
-    cr_assert_eq(ticksync_client_state(c), TICKSYNC_CLIENT_SYNCED);
+    run_until(c, TICKSYNC_CLIENT_SYNCED, 5000);
     cr_assert_eq(e2e_term(stack.scene[0]), 0);
     stack.scene[0] = 0;
     ticksync_t *clock = ticksync_client_clock(c);
     ticksync_stats_t before, after;
     ticksync_stats(clock, &before);
     int64_t last = 0, worst = 0, outside = 0, backwards = 0;
-    end = ticksync_local_us() + 20000000;
+    int64_t end = ticksync_local_us() + 20000000;
     while (ticksync_local_us() < end) {
         cr_assert_eq(ticksync_client_run(c, 0), 0);
         int64_t r0 = real_us(), local = ticksync_local_us(), now = ticksync_now(clock, local), r1 = real_us();

@@ -24,7 +24,7 @@ if [ ! -f "$work/libmsgpackc.a" ]; then
          -DCMAKE_BUILD_TYPE=MinSizeRel "$src" >cmake.log 2>&1 \
     && emmake make -j2 msgpackc >make.log 2>&1) || { cat "$work/"*.log >&2; exit 1; }
 fi
-exports=(session_new session_destroy session_reset session_hello session_sync session_receive
+exports=(session_new session_destroy session_reset session_hello session_sync session_receive session_receive_at
          session_state session_clock session_server_rtt session_last_error session_replaced
          now error_bound expected_error offset delay frequency synced next_sync message_age stats
          ticks_default server_tick input_tick render_time jitter time_scale resync resume)

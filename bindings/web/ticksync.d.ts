@@ -27,6 +27,8 @@ export interface ConnectOptions extends LoadOptions {
   ticks?: TickOptions;
   /** A WebSocket class other than the global one. */
   WebSocket?: typeof WebSocket;
+  /** Failed connection attempts in a row before status says 'unreachable' (3). */
+  unreachableAfter?: number;
 }
 
 export interface ServerRtt {
@@ -50,12 +52,22 @@ export interface ClockStats {
 }
 
 export type SessionState = 'new' | 'welcomed' | 'closed';
+export type ClientStatus = 'connecting' | 'synced' | 'unreachable' | 'refused';
 
 export declare class TicksyncClient {
   /** Connections made (1 at first, more after reconnects). */
   readonly connects: number;
-  /** Set when the gate refused the session for good (e.g. 'UNAUTHORIZED'). */
+  /** Set when the gate refused the session for good: 'replaced' (another login of the player took over),
+   * 'UNAUTHORIZED' (a wrong or expired token), 'UNSUPPORTED_VERSION', 'NOT_AUTHENTICATED'. */
   readonly refused?: string;
+  /** Connection attempts in a row that ended before WELCOME. */
+  readonly failures: number;
+  /** Failed attempts in a row before status says 'unreachable' (options.unreachableAfter, 3). */
+  readonly unreachableAfter: number;
+  /** What went wrong last, as a sentence ('' when nothing has). */
+  readonly lastErrorText: string;
+  /** 'connecting' (not synced yet), 'synced' (stays so across a reconnect), 'unreachable' (still retrying), 'refused'. */
+  readonly status: ClientStatus;
   /** Called after every message from the gate. */
   onchange: ((client: TicksyncClient) => void) | null;
   readonly state: SessionState;

@@ -58,6 +58,10 @@ export class TicksyncClient {
     this._backoff = BACKOFF_MIN_MS;
     this._timer = null;
     this.connects = 0;
+    this.failures = 0;             // connection attempts in a row that ended before WELCOME
+    this.unreachableAfter = options.unreachableAfter || 3;
+    this.lastErrorText = '';       // what went wrong last, as a sentence
+    this.refused = undefined;      // why the gate refused: 'replaced', 'UNAUTHORIZED', ... (then no reconnect)
     this.onchange = null;          // called after every message from the gate
     const token = options.token ? Uint8Array.from(options.token) : null;
     const tok = token ? mod._malloc(Math.max(token.length, 1)) : 0;
@@ -95,8 +99,8 @@ export class TicksyncClient {
     ws.binaryType = 'arraybuffer';
     this._ws = ws;
     this.connects++;
+    this._welcomed = false;
     ws.onopen = () => {
-      this._backoff = BACKOFF_MIN_MS;
       this._send(m._ticksync_session_hello(this._session, this._out, MSG_MAX));
       this._pump();
     };
@@ -111,6 +115,13 @@ export class TicksyncClient {
     if (ws !== this._ws)
       return;   // already counted: close after error
     this._ws = null;
+    if (!this._welcomed) {
+      this.failures++;
+      if (!this.refused)
+        this.lastErrorText = `cannot connect to ${this._url}`;
+    } else if (!this.refused) {
+      this.lastErrorText = `the connection to ${this._url} was lost`;
+    }
     if (ws.readyState === 1)
       ws.close();
     clearTimeout(this._timer);
@@ -126,18 +137,30 @@ export class TicksyncClient {
   }
 
   _receive(bytes) {
+    if (this._closed)
+      return;   // a message the socket had read before close()
     const m = this._m;
     const local = localUs();   // the arrival, before anything else
     if (bytes.length > MSG_MAX)
       return;
     m.HEAPU8.set(bytes, this._in);
-    const rc = m._ticksync_session_receive(this._session, this._in, bytes.length, local, this._out, MSG_MAX);
+    const rc = m._ticksync_session_receive_at(this._session, this._in, bytes.length, local, localUs(), this._out,
+                                              MSG_MAX);
     if (rc > 0)
       this._send(rc);
+    if (this.state === 'welcomed' && !this._welcomed) {
+      this._welcomed = true;
+      this._backoff = BACKOFF_MIN_MS;
+      this.failures = 0;
+    }
     if (rc < 0 && this.state === 'closed' && this._ws) {
       const err = m._ticksync_session_last_error(this._session);
-      if (err && err !== 2 && err !== 6 && err !== 7)   // a closing ERROR: do not come back
-        this.refused = ERRORS[err] || String(err);
+      if (m._ticksync_session_replaced(this._session))   // another login took the player: do not fight it
+        this.refused = 'replaced';
+      else if (err === 3 || err === 4 || err === 5)       // a refusal a reconnect would only repeat
+        this.refused = ERRORS[err];
+      this.lastErrorText = this.refused ? `the gate refused the session: ${this.refused}`
+                                        : `the gate sent ERROR ${ERRORS[err] || err}`;
       this._ws.close();
     }
     this._pump();
@@ -178,47 +201,70 @@ export class TicksyncClient {
     for (const q of [this._in, this._out, this._scratch, this._ticks])
       m._free(q);
     this._session = 0;
+    this._clock = 0;
+  }
+
+  /** 'connecting' (not synced yet), 'synced' (it stays so while a lost connection is made again),
+   * 'unreachable' (unreachableAfter attempts in a row failed; still retrying) or 'refused' (see refused). */
+  get status() {
+    if (this.refused)
+      return 'refused';
+    if (this.failures >= this.unreachableAfter)
+      return 'unreachable';
+    return this.synced ? 'synced' : 'connecting';
+  }
+
+  // The handles, or an Error once close() has freed them: nothing reads freed memory.
+  get _s() {
+    if (!this._session)
+      throw new Error('ticksync: the client is closed');
+    return this._session;
+  }
+  get _c() {
+    if (!this._clock)
+      throw new Error('ticksync: the client is closed');
+    return this._clock;
   }
 
   // ---- the clock -------------------------------------------------------------
 
   /** 'new' (HELLO sent), 'welcomed' or 'closed'. */
-  get state() { return SESSION_STATES[this._m._ticksync_session_state(this._session)]; }
+  get state() { return SESSION_STATES[this._m._ticksync_session_state(this._s)]; }
   /** True once enough exchanges agree for now() to be trusted. */
-  get synced() { return this._m._ticksync_synced(this._clock) !== 0; }
+  get synced() { return this._m._ticksync_synced(this._c) !== 0; }
   /** Server time now, ms since the Unix epoch; 0 before the first exchange. Never decreases. */
-  now() { return usToMs(this._m._ticksync_now(this._clock, localUs())); }
+  now() { return usToMs(this._m._ticksync_now(this._c, localUs())); }
   /** ± ms that now() surely holds; Infinity before the first exchange. */
   errorBound() {
-    const b = this._m._ticksync_error_bound(this._clock, localUs());
+    const b = this._m._ticksync_error_bound(this._c, localUs());
     return b >= 0x7fffffffffffffffn ? Infinity : usToMs(b);
   }
   /** ms that now() holds about 95% of the time. */
   expectedError() {
-    const b = this._m._ticksync_expected_error(this._clock, localUs());
+    const b = this._m._ticksync_expected_error(this._c, localUs());
     return b >= 0x7fffffffffffffffn ? Infinity : usToMs(b);
   }
   /** Server time minus local time (ms) as now() uses it. */
-  offset() { return usToMs(this._m._ticksync_offset(this._clock, localUs())); }
+  offset() { return usToMs(this._m._ticksync_offset(this._c, localUs())); }
   /** The round trip (ms) of the sample the clock follows. */
-  rtt() { return usToMs(this._m._ticksync_delay(this._clock)); }
+  rtt() { return usToMs(this._m._ticksync_delay(this._c)); }
   /** Local clock rate minus the server's (2e-4: 200 ppm fast). */
-  frequency() { return this._m._ticksync_frequency(this._clock); }
+  frequency() { return this._m._ticksync_frequency(this._c); }
   /** How long ago (ms) the server stamped serverTimeMs. */
   messageAge(serverTimeMs) {
-    return usToMs(this._m._ticksync_message_age(this._clock, BigInt(Math.round(serverTimeMs * 1000)), localUs()));
+    return usToMs(this._m._ticksync_message_age(this._c, BigInt(Math.round(serverTimeMs * 1000)), localUs()));
   }
   /** The server's own measurement of this player's round trip (ms), from the last SYNC_RESULT; null before one. */
   serverRtt() {
     const m = this._m, p = this._scratch;
-    m._ticksync_session_server_rtt(this._session, p, p + 8, p + 16);
+    m._ticksync_session_server_rtt(this._s, p, p + 8, p + 16);
     const v = new BigInt64Array(m.HEAPU8.buffer, p, 3);
     return v[0] < 0n ? null : { rtt: usToMs(v[0]), srtt: usToMs(v[1]), rttvar: usToMs(v[2]) };
   }
   /** The estimator's counters (samples, accepted, steps, resumes, ...). */
   stats() {
     const m = this._m, p = this._scratch;
-    m._ticksync_stats(this._clock, p);
+    m._ticksync_stats(this._c, p);
     const v = new BigUint64Array(m.HEAPU8.buffer, p, 9);
     const names = ['samples', 'accepted', 'rejectedRtt', 'rejectedDev', 'rejectedBad', 'steps', 'pathResets',
                    'serverSteps', 'resumes'];
@@ -227,11 +273,11 @@ export class TicksyncClient {
     return out;
   }
   /** The last ERROR's name ('' for none). */
-  lastError() { return ERRORS[this._m._ticksync_session_last_error(this._session)] || ''; }
+  lastError() { return ERRORS[this._m._ticksync_session_last_error(this._s)] || ''; }
   /** A burst of exchanges now (after a level load, say). */
-  resync() { this._m._ticksync_resync(this._clock); this._pump(); }
+  resync() { this._m._ticksync_resync(this._c); this._pump(); }
   /** The game was paused or in the background: counted in stats().resumes, and a burst follows (a tab shown again does this itself). */
-  resume() { this._m._ticksync_resume(this._clock); this._pump(); }
+  resume() { this._m._ticksync_resume(this._c); this._pump(); }
 
   // ---- the timeline ----------------------------------------------------------
 
@@ -248,18 +294,18 @@ export class TicksyncClient {
   /** The tick the server simulates now, and how far into it (0..1). */
   serverTick() {
     const m = this._m;
-    const tick = m._ticksync_server_tick(this._clock, this._ticks, localUs(), this._scratch);
+    const tick = m._ticksync_server_tick(this._c, this._ticks, localUs(), this._scratch);
     return { tick: Number(tick), fraction: new Float64Array(m.HEAPU8.buffer, this._scratch, 1)[0] };
   }
   /** The tick to stamp an input made now with, so it reaches the server in time. Never decreases. */
-  inputTick() { return Number(this._m._ticksync_input_tick(this._clock, this._ticks, localUs())); }
+  inputTick() { return Number(this._m._ticksync_input_tick(this._c, this._ticks, localUs())); }
   /** Server time (ms) to render other entities at. Never decreases. */
-  renderTime() { return usToMs(this._m._ticksync_render_time(this._clock, this._ticks, localUs())); }
+  renderTime() { return usToMs(this._m._ticksync_render_time(this._c, this._ticks, localUs())); }
   /** The round trip's jitter (ms). */
-  jitter() { return usToMs(this._m._ticksync_jitter(this._clock)); }
+  jitter() { return usToMs(this._m._ticksync_jitter(this._c)); }
   /** The speed (1 ± maxScale) to run the game's own simulation at. */
   timeScale(clientTick, clientFraction = 0) {
-    return this._m._ticksync_time_scale(this._clock, this._ticks, localUs(), BigInt(clientTick), clientFraction);
+    return this._m._ticksync_time_scale(this._c, this._ticks, localUs(), BigInt(clientTick), clientFraction);
   }
 }
 

@@ -97,6 +97,7 @@ await test('a refused session stays closed and does not come back', async () => 
   const c = await connect(`ws://${process.env.TICKSYNC_SECURE_WS_GATE}/`, { playerId: 4103, wasmBinary, WebSocket });
   await until('the refusal', () => c.refused !== undefined, 5000, c);
   assert.equal(c.refused, 'UNAUTHORIZED');
+  assert.equal(c.status, 'refused');
   assert.equal(c.state, 'closed');
   assert.equal(c.now(), 0);
   await sleep(500);
@@ -116,6 +117,58 @@ await test('a gate that cannot be reached is tried again, with backoff', async (
   const tries = c.connects;
   await sleep(500);
   assert.equal(c.connects, tries, 'tried again after close()');
+});
+
+await test('read once a frame at 60 Hz, server time is within 0.5 ms of the host clock (p99)', async () => {
+  const c = await connect(`ws://${process.env.TICKSYNC_WS_GATE}/`, { playerId: 4105, wasmBinary, WebSocket });
+  await until('synced', () => c.status === 'synced', 5000, c);
+  await sleep(1000);
+  const hostMs = () => performance.timeOrigin + performance.now();   // µs-fine, unlike Date.now()
+  const errors = [];
+  let last = 0, backwards = 0, uncovered = 0;
+  for (let frame = 0; frame < 6 * 60; frame++) {   // a game's loop: one read a frame, the rest event-driven
+    const h0 = hostMs(), now = c.now(), h1 = hostMs();
+    const off = Math.max(0, h0 - now, now - h1);
+    errors.push(off);
+    backwards += now < last;
+    uncovered += off > c.errorBound();
+    last = now;
+    await sleep(1000 / 60);
+  }
+  errors.sort((a, b) => a - b);
+  const p99 = errors[Math.floor(errors.length * 0.99)];
+  console.log(`     60 Hz reads: p50 ${(errors[errors.length >> 1] * 1000).toFixed(0)} us, p99 ${(p99 * 1000).toFixed(0)} us`);
+  assert.ok(p99 <= 0.5, `p99 ${p99} ms`);
+  assert.equal(backwards, 0);
+  assert.equal(uncovered, 0);
+  c.close();
+  assert.throws(() => c.now(), /closed/, 'a closed client throws');
+  assert.throws(() => c.serverTick(), /closed/);
+});
+
+await test('a second login refuses the first as replaced, which does not come back', async () => {
+  const first = await connect(`ws://${process.env.TICKSYNC_WS_GATE}/`, { playerId: 4106, wasmBinary, WebSocket });
+  await until('synced', () => first.status === 'synced', 5000, first);
+  const second = await connect(`ws://${process.env.TICKSYNC_WS_GATE}/`, { playerId: 4106, wasmBinary, WebSocket });
+  await until('the replacement', () => first.refused !== undefined, 5000, first);
+  assert.equal(first.refused, 'replaced');
+  assert.equal(first.status, 'refused');
+  await sleep(500);
+  assert.equal(first.connects, 1, 'no reconnect to fight the new login');
+  first.close();
+  second.close();
+});
+
+await test('a gate that cannot be reached is reported unreachable', async () => {
+  const server = net.createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const port = server.address().port;
+  await new Promise((r) => server.close(r));
+  const c = await connect(`ws://127.0.0.1:${port}/`, { playerId: 4107, wasmBinary, WebSocket, unreachableAfter: 2 });
+  assert.equal(c.status, 'connecting');
+  await until('unreachable', () => c.status === 'unreachable', 3000, c);
+  assert.match(c.lastErrorText, /cannot connect/);
+  c.close();
 });
 
 process.exit(failed ? 1 : 0);

@@ -1,12 +1,15 @@
 // tests/types.ts - what a TypeScript game writes against the package; tsc
 // --strict must accept it (run-tests.sh), so the types say what the module does.
-import { connect, load, localUs, TicksyncClient, ServerRtt, ClockStats } from '../ticksync';
+import { connect, load, localUs, TicksyncClient, ServerRtt, ClockStats, ClientStatus } from '../ticksync';
 
 async function game(): Promise<void> {
   await load({ locateFile: (name: string) => `/assets/${name}` });
   const client: TicksyncClient = await connect('ws://127.0.0.1:7702/', {
-    playerId: 42n, token: new Uint8Array(16), ticks: { tickMs: 1000 / 60, epochMs: 0, margin: 2 },
+    playerId: 42n, token: new Uint8Array(16), ticks: { tickMs: 1000 / 60, epochMs: 0, margin: 2 }, unreachableAfter: 5,
   });
+  const status: ClientStatus = client.status;
+  const why: string = client.refused ?? client.lastErrorText;
+  console.log(status, why, client.failures);
   const now: number = client.now();
   const bound: number = client.errorBound();
   const rtt: ServerRtt | null = client.serverRtt();
