@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "ticksync.hpp"
+#include "readme_example.hpp"   /* the README's GameClock, taken from it by CMake */
 
 using namespace std::chrono;
 using ticksync::micros;
@@ -98,32 +99,30 @@ static void client(const std::string &gate)
     CHECK(clock.render_time(t, ticksync::local_now()) < game.now(), "others are drawn in the past");
 }
 
-// The header's loop, as a game runs it: run() once a frame at 60 Hz, server
-// time read each frame against the host's real clock over that frame.
+// The README's GameClock, as a game runs it: update() once a frame at 60 Hz,
+// its server time held against the host's real clock over that update.
 static void frame_loop(const std::string &gate, uint64_t player, bool thread)
 {
-    std::optional<ticksync::Client> game(std::in_place, gate, player);
+    std::optional<GameClock> game(std::in_place, gate, player);
     if (thread)
-        game->start();
+        game->client().start();
     std::vector<int64_t> errors;
     int backwards = 0, uncovered = 0;
     micros last{0}, synced_at{0};
     auto next = steady_clock::now();
     for (int frame = 0; frame < 8 * 60; frame++) {
         micros r0 = real_now();
-        game->run();
-        micros local = ticksync::local_now(), now{0};
-        bool synced = game->state() == ticksync::State::synced;
-        if (synced)
-            now = game->clock().now(local);
-        micros r1 = real_now();
+        game->update();
+        micros r1 = real_now(), local = ticksync::local_now();
+        bool synced = game->server_now.has_value();
+        micros now = game->server_now.value_or(micros(0));
         if (synced) {
             if (synced_at == micros(0))
                 synced_at = local;
             backwards += now < last;
             last = now;
             int64_t off = std::max<int64_t>({ 0, (r0 - now).count(), (now - r1).count() });
-            uncovered += off > game->clock().error_bound(local).count();
+            uncovered += off > game->client().clock().error_bound(local).count();
             if (local - synced_at >= seconds(1))
                 errors.push_back(off);
         }
@@ -138,9 +137,9 @@ static void frame_loop(const std::string &gate, uint64_t player, bool thread)
     CHECK(errors.size() > 300, "synced and read each frame (%zu)", errors.size());
     CHECK(p99 >= 0 && p99 <= 500, "p99 within 0.5 ms of the host's clock: %lld us", (long long) p99);
     CHECK(backwards == 0 && uncovered == 0, "never backwards (%d), inside the bound (%d)", backwards, uncovered);
-    auto rtt = game->server_rtt();
+    auto rtt = game->client().server_rtt();
     CHECK(rtt.has_value() && *rtt < milliseconds(2), "the server's round trip holds no frame");
-    ticksync::Clock view = game->clock();
+    ticksync::Clock view = game->client().clock();
     game.reset();
     bool threw = false;
     try {
