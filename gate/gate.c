@@ -382,29 +382,34 @@ static void on_unsent(void *arg, const ts_env_t *env)
         refuse(g, c, env->seq, TS_UNAVAILABLE, udp);
 }
 
-/* A SYNC is answered by the gate at once: the SYNC_REPLY needs no player
- * state, only t1 and t2 echoed and t3. Its envelope goes to the player's
- * shard with this turn's batch, and the shard starts the exchange from it.
- * A shard known to be down (no PONG for 800 ms, or ZeroMQ has no live
- * connection to it) means UNAVAILABLE. */
-/* Every SYNC within the rate gets its SYNC_REPLY, whatever the shard's
- * state: the client's clock needs only the gate. The shard hears of the
- * exchange when it can; one it cannot hear of is counted as unmeasured,
- * and its SYNC_ACK is answered UNAVAILABLE. */
+/* The player's shard, and whether it can be told of an exchange now: it
+ * answered a PING within 800 ms and ZeroMQ has a live connection to it. */
+static bool player_shard(gate_t *g, gate_conn_t *c, int64_t now, int *shard)
+{
+    *shard = gate_shards_route(g->shards, gate_conn_player(c));
+    return gate_shards_up(g->shards, *shard, now) && gate_shards_taking(g->shards, *shard);
+}
+
+/* A SYNC is answered by the gate at once, whatever the shard's state: the
+ * SYNC_REPLY needs no player state, only t1 and t2 echoed and t3, so the
+ * client's clock needs only the gate. Its envelope goes to the player's
+ * shard with this turn's batch, and the shard starts the exchange from it;
+ * an exchange the shard cannot be told of is counted as unmeasured, and
+ * its SYNC_ACK is answered UNAVAILABLE. */
 static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, int64_t now, bool udp)
 {
     if (!gate_conn_sync_allowed(c, now)) {
         refuse(g, c, m->seq, TS_RATE_LIMITED, udp);
         return;
     }
-    uint64_t player = gate_conn_player(c);
-    int shard = gate_shards_route(g->shards, player);
+    int shard;
+    bool reachable = player_shard(g, c, now, &shard);
     bool tracked = gate_exchange_begin(gate_conn_exchanges(c), m->seq, udp, now);
     if (!tracked)
         ts_metric_add(g->m.inflight_full, 1);
     bool forwarded = false;
-    if (tracked && gate_shards_up(g->shards, shard, now) && gate_shards_taking(g->shards, shard)) {
-        ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
+    if (tracked && reachable) {
+        ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = gate_conn_player(c), .seq = m->seq,
                          .t1 = m->u.sync.t1, .t2 = t2 };
         forwarded = gate_shards_send(g->shards, shard, &env) == 0;
     }
@@ -428,16 +433,15 @@ static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t no
     int64_t t6_t3 = gate_exchange_ack(x, m->seq, now, udp, deadline);
     if (t6_t3 < 0)
         return;   /* no pending exchange with this seq: ignored (PROTOCOL) */
-    uint64_t player = gate_conn_player(c);
-    int shard = gate_shards_route(g->shards, player);
-    if (!gate_shards_up(g->shards, shard, now) || !gate_shards_taking(g->shards, shard)) {
+    int shard;
+    if (!player_shard(g, c, now, &shard)) {
         gate_exchange_result(x, m->seq, &udp);   /* no SYNC_RESULT will come: the slot is done */
         refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
         return;
     }
     gate_awaits_push(g->awaits, gate_conn_id(c), m->seq, deadline);   /* out of memory: the slot frees itself later */
     const ts_sync_ack_t *a = &m->u.sync_ack;
-    ts_env_t env = { .kind = TS_ENV_SYNC_ACK, .conn = gate_conn_id(c), .player_id = player, .seq = m->seq,
+    ts_env_t env = { .kind = TS_ENV_SYNC_ACK, .conn = gate_conn_id(c), .player_id = gate_conn_player(c), .seq = m->seq,
                      .t4 = a->t4, .t5 = a->t5, .t6_t3 = t6_t3,
                      .has_client_rtt = a->has_client_rtt, .client_rtt = a->client_rtt,
                      .has_client_offset = a->has_client_offset, .client_offset = a->client_offset };

@@ -70,12 +70,14 @@ static void disconnect(ticksync_client_t *c, int64_t now)
     if (c->attempting)
         c->failures++;
     c->attempting = false;
-    if (c->net)
-        ts_netthread_watch(c->net, TS_SOCK_NONE, TS_SOCK_NONE);
-    else if (c->tcp != TS_SOCK_NONE)
-        ts_sock_close(c->tcp);
-    if (!c->net && c->udp != TS_SOCK_NONE)
-        ts_sock_close(c->udp);
+    if (c->net) {
+        ts_netthread_watch(c->net, TS_SOCK_NONE, TS_SOCK_NONE);   /* the thread closes them */
+    } else {
+        if (c->tcp != TS_SOCK_NONE)
+            ts_sock_close(c->tcp);
+        if (c->udp != TS_SOCK_NONE)
+            ts_sock_close(c->udp);
+    }
     c->tcp = c->udp = TS_SOCK_NONE;
     c->out_len = 0;
     c->connecting = false;
@@ -116,10 +118,12 @@ static int flush_tcp(ticksync_client_t *c)
 }
 
 /* Starts a non-blocking connect (TCP and UDP to the same address) and
- * queues HELLO. Returns 0, or with a reason in err -1 when the host name
- * does not resolve, -2 when the connect failed at once. */
+ * queues HELLO; the attempt counts as failed unless a WELCOME follows.
+ * Returns 0, or with a reason in err -1 when the host name does not
+ * resolve, -2 when the connect failed at once. */
 static int start_connect(ticksync_client_t *c, char *err)
 {
+    c->attempting = true;
     struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
     int rc = getaddrinfo(c->host, c->port, &hints, &res);
     if (rc != 0) {
@@ -183,7 +187,6 @@ ticksync_client_t *ticksync_client_new(const ticksync_client_options_t *opt, cha
         return NULL;
     }
     c->opt.unreachable_after = opt->unreachable_after > 0 ? opt->unreachable_after : UNREACHABLE_AFTER;
-    c->attempting = true;
     int rc = start_connect(c, c->last_error);
     if (rc == -1) {   /* a name that does not resolve is a setting to fix; a refused connect is retried */
         snprintf(err, TICKSYNC_ERR_MAX, "%s", c->last_error);
@@ -323,13 +326,14 @@ static void lost(ticksync_client_t *c, const char *why)
         snprintf(c->last_error, sizeof c->last_error, "the connection to %.200s:%s %s", c->host, c->port, why);
 }
 
-/* Reads what TCP has. Returns -1 when the connection is over. */
-static int read_tcp(ticksync_client_t *c)
+/* Reads what TCP has; ready_at, when poll said it was readable, stamps a
+ * read the kernel gave no stamp. Returns -1 when the connection is over. */
+static int read_tcp(ticksync_client_t *c, int64_t ready_at)
 {
     uint8_t buf[8192];
     for (;;) {
         int64_t arrived;
-        long n = ts_sock_recv_at(c->tcp, buf, sizeof buf, ticksync_local_us(), &arrived);
+        long n = ts_sock_recv_at(c->tcp, buf, sizeof buf, ready_at, &arrived);
         if (n == 0) {
             lost(c, "was closed by the gate");
             return -1;
@@ -346,12 +350,12 @@ static int read_tcp(ticksync_client_t *c)
     }
 }
 
-static void read_udp(ticksync_client_t *c)
+static void read_udp(ticksync_client_t *c, int64_t ready_at)
 {
     uint8_t dgram[TS_DGRAM_MAX + 1];
     long n;
     int64_t arrived;
-    while ((n = ts_sock_recv_at(c->udp, dgram, sizeof dgram, ticksync_local_us(), &arrived)) > 0)
+    while ((n = ts_sock_recv_at(c->udp, dgram, sizeof dgram, ready_at, &arrived)) > 0)
         on_datagram(c, dgram, (size_t) n, arrived);
 }
 
@@ -411,7 +415,6 @@ int ticksync_client_run(ticksync_client_t *c, int timeout_ms)
     for (;;) {
         int64_t now = ticksync_local_us();
         if (c->tcp == TS_SOCK_NONE && now >= c->retry_at) {
-            c->attempting = true;
             if (start_connect(c, c->last_error) < 0)
                 disconnect(c, now);
         }
@@ -449,12 +452,12 @@ int ticksync_client_run(ticksync_client_t *c, int timeout_ms)
         }
         if (c->tcp != TS_SOCK_NONE && !c->connecting) {
             int rc = c->net ? take_from_thread(c)
-                   : (tcp_revents & (POLLIN | POLLHUP | POLLERR)) ? read_tcp(c) : 0;
+                   : (tcp_revents & (POLLIN | POLLHUP | POLLERR)) ? read_tcp(c, now) : 0;
             if (rc < 0)
                 disconnect(c, now);
         }
         if (c->udp != TS_SOCK_NONE && !c->net && (udp_revents & POLLIN))
-            read_udp(c);
+            read_udp(c, now);
         if (c->tcp != TS_SOCK_NONE && ticksync_session_state(c->session) == TICKSYNC_SESSION_CLOSED)
             disconnect(c, now);
         send_due(c, ticksync_local_us());

@@ -50,12 +50,12 @@ static void close_retired(ts_netthread_t *self)
     self->nretired = 0;
 }
 
-/* Queues one read when it is of the sockets watched now and there is
- * room; false when the ring is full. */
+/* Queues one read of the sockets watched now, or drops one of sockets
+ * let go of; false only when the ring is full, for the caller to wait. */
 static bool push(ts_netthread_t *self, unsigned gen, ts_net_kind_t kind, int64_t at, const uint8_t *data, size_t len)
 {
     ts_mutex_lock(&self->lock);
-    bool room = self->count < RING;
+    bool room = gen != self->gen || self->count < RING;
     if (room && gen == self->gen) {
         size_t i = (self->head + self->count) % RING;
         self->ring[i].kind = kind;
@@ -197,7 +197,8 @@ void ts_netthread_watch(ts_netthread_t *self, ts_sock_t tcp, ts_sock_t udp)
     for (size_t i = 0; i < 2; i++) {
         if (old[i] == TS_SOCK_NONE)
             continue;
-        if (self->nretired == RETIRED) {   /* the thread is behind: it is not reading these, as gen moves on */
+        if (self->nretired == RETIRED) {   /* the thread has not come round in RETIRED reconnects (backoff is
+                                              100 ms, its poll 10 ms): it is stuck, not reading the oldest */
             ts_sock_close(self->retired[0]);
             memmove(self->retired, self->retired + 1, (RETIRED - 1) * sizeof self->retired[0]);
             self->nretired--;
