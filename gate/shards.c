@@ -41,8 +41,10 @@ struct gate_shards_t {
     int64_t   linger_us;
 };
 
-/* scene: the shard's public certificate, or NULL for no CurveZMQ. */
-static int open_shard(shard_t *s, const char *endpoint, zcert_t *gate, zcert_t *scene, int64_t now_us, char *err)
+/* scene: the shard's public certificate, or NULL for no CurveZMQ. id: this
+ * gate's ZeroMQ identity, the same for its whole run (see gate_shards_new). */
+static int open_shard(shard_t *s, const char *endpoint, const char *id, zcert_t *gate, zcert_t *scene,
+                      int64_t now_us, char *err)
 {
     zmq_msg_init(&s->in);
     s->endpoint = strdup(endpoint);
@@ -53,6 +55,7 @@ static int open_shard(shard_t *s, const char *endpoint, zcert_t *gate, zcert_t *
         return -1;
     }
     zsock_set_immediate(s->sock, 1);
+    zsock_set_identity(s->sock, id);
     zsock_set_linger(s->sock, 500);   /* let CLOSEs out at shutdown */
     zsock_set_sndhwm(s->sock, SHARD_HWM);
     zsock_set_rcvhwm(s->sock, SHARD_HWM);
@@ -139,10 +142,19 @@ gate_shards_t *gate_shards_new(const char *endpoints, const gate_curve_t *curve,
         scenes = gate ? load_scene_certs(curve->scene_certs, n, err) : NULL;
         ok = scenes != NULL;
     }
+    /* One identity for the gate's whole run, not one per connection as
+     * ZeroMQ would pick: a reconnect is the same gate to a scene, and a
+     * restarted gate a new one, whose predecessor's players the scene marks
+     * offline once it falls silent (scene/gates.h). */
+    zuuid_t *uuid = zuuid_new();
+    char id[40];
+    snprintf(id, sizeof id, "gate-%s", uuid ? zuuid_str(uuid) : "");
+    zuuid_destroy(&uuid);
+    ok = ok && strlen(id) > 5;
     char *save = NULL;
     for (char *ep = strtok_r(list, ",", &save); ep && ok; ep = strtok_r(NULL, ",", &save)) {
         int i = self->count++;
-        ok = open_shard(&self->shards[i], ep, gate, scenes ? scenes[i] : NULL, now_us, err) == 0;
+        ok = open_shard(&self->shards[i], ep, id, gate, scenes ? scenes[i] : NULL, now_us, err) == 0;
     }
     if (ok && self->count == 0) {
         snprintf(err, TS_ERR_MAX, "no scene endpoints given");

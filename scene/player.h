@@ -51,6 +51,7 @@ bool scene_player_on_ack(scene_player_t *self, uint64_t seq, int64_t t4, int64_t
 int scene_player_expire(scene_player_t *self, int64_t now_us, int64_t now_real_us);
 
 void scene_player_set_online(scene_player_t *self, bool online, int64_t now_real_us);
+bool scene_player_online(const scene_player_t *self);
 
 /* Snapshot for the store, and restore from a loaded row (counts and the
  * estimator carry on). Restoring keeps the current online state. */

@@ -14,6 +14,7 @@
 #include "admin.h"
 #include "err.h"
 #include "envelope.h"
+#include "gates.h"
 #include "signals.h"
 #include "stats.h"
 #include "store.h"
@@ -23,6 +24,9 @@
 
 #define SCENE_PASS_MAX 512     /* envelopes per message to a worker */
 #define SCENE_HWM      10000   /* batches queued each way with the gates */
+#define GATE_LOST_US   2000000 /* a gate silent this long has gone: 10 of its PINGs missed,
+                                  and ZeroMQ's heartbeat would have dropped it too */
+#define GATE_CHECK_MS  250     /* how often silent gates are looked for */
 
 struct scene_t {
     scene_options_t  opt;
@@ -35,6 +39,7 @@ struct scene_t {
     zsock_t         *router, *replies;
     zactor_t        *auth;       /* ZAP handler, with CurveZMQ */
     ts_decoder_t    *dec;
+    scene_gates_t   *gates;      /* who sends, and who has gone silent */
     int              signal_fd;
     zmq_msg_t        in;         /* the gate's batch being routed */
     uint8_t         *answers;    /* TS_ENV_BATCH_MAX: the PONGs for it */
@@ -102,13 +107,14 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     s->answers = malloc(TS_ENV_BATCH_MAX);
     s->replies = zsock_new_pull("@" SCENE_EP_REPLIES);
     s->dec = ts_decoder_new();
+    s->gates = scene_gates_new(GATE_LOST_US);
     s->router = zsock_new(ZMQ_ROUTER);
     for (int w = 0; s->passed && w < opt->workers; w++)
         s->passed[w] = malloc(SCENE_PASS_MAX * sizeof(ts_env_t));
     bool passed_ok = s->passed && s->npassed;
     for (int w = 0; passed_ok && w < opt->workers; w++)
         passed_ok = s->passed[w] != NULL;
-    if (!s->writer || !s->workers || !s->to_worker || !s->replies || !s->router || !s->dec || !s->answers
+    if (!s->writer || !s->workers || !s->to_worker || !s->replies || !s->router || !s->dec || !s->gates || !s->answers
         || !passed_ok) {
         snprintf(err, TS_ERR_MAX, "cannot start the scene's threads");
         scene_destroy(&s);
@@ -134,6 +140,9 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     /* a reply for a gate that is gone or full is refused (and counted),
      * not dropped without a word as a ROUTER otherwise does */
     zsock_set_router_mandatory(s->router, 1);
+    /* a gate keeps its identity across reconnects: the new connection takes
+     * over from one ZeroMQ has not yet seen drop */
+    zsock_set_router_handover(s->router, 1);
     s->to_gate = (scene_sender_t) { .failed = s->stats.send_failed_gate, .log = log, .to = "gate" };
     s->to_workers = (scene_sender_t) { .failed = s->stats.send_failed_worker, .log = log, .to = "worker" };
     zsock_set_sndhwm(s->router, SCENE_HWM);
@@ -174,6 +183,7 @@ void scene_destroy(scene_t **self_p)
     scene_writer_destroy(&s->writer);
     zsock_destroy(&s->replies);
     ts_decoder_destroy(&s->dec);
+    scene_gates_destroy(&s->gates);
     if (s->signal_fd >= 0)
         close(s->signal_fd);
     for (int w = 0; s->passed && w < s->opt.workers; w++)
@@ -247,6 +257,10 @@ static bool route(scene_t *s, void *router)
         ts_metric_add(s->stats.bad_envelopes, 1);
         return true;
     }
+    if (scene_gates_seen(s->gates, id, (size_t) idn, ts_clock_mono_us()) == 1) {
+        ts_metric_set(s->stats.gates, (int64_t) scene_gates_count(s->gates));
+        ts_log(s->log, TS_LOG_INFO, "gate_seen", "gates=%zu", scene_gates_count(s->gates));
+    }
     const uint8_t *batch = zmq_msg_data(&s->in);
     size_t len = zmq_msg_size(&s->in), off = 0, n = 0;
     ts_env_t env;
@@ -293,6 +307,24 @@ static bool forward(scene_t *s, void *replies, void *router)
     return true;
 }
 
+/* Gates silent for GATE_LOST_US: every worker marks their players offline. */
+static void lose_silent_gates(scene_t *s)
+{
+    uint8_t id[SCENE_GATE_ID_MAX];
+    size_t n;
+    while ((n = scene_gates_next_lost(s->gates, ts_clock_mono_us(), id)) > 0) {
+        ts_metric_add(s->stats.gates_lost, 1);
+        ts_metric_set(s->stats.gates, (int64_t) scene_gates_count(s->gates));
+        ts_log(s->log, TS_LOG_WARN, "gate_silent", "seconds=%.1f gates=%zu action=players_offline",
+               GATE_LOST_US / 1e6, scene_gates_count(s->gates));
+        for (int w = 0; w < s->opt.workers; w++) {
+            const void *parts[] = { "G", id };
+            const size_t lens[] = { 1, n };
+            scene_send(&s->to_workers, zsock_resolve(s->to_worker[w]), 0, 2, parts, lens);
+        }
+    }
+}
+
 int scene_run(scene_t *s)
 {
     ts_log(s->log, TS_LOG_INFO, "start", "bind=%s db=%s admin=%s workers=%d flush_ms=%d curve=%s", s->opt.bind, s->opt.db,
@@ -304,9 +336,14 @@ int scene_run(scene_t *s)
         { replies, 0, ZMQ_POLLIN, 0 },
         { NULL, s->signal_fd, ZMQ_POLLIN, 0 },
     };
+    int64_t next_check = ts_clock_mono_us();
     for (;;) {
-        if (zmq_poll(items, 3, -1) < 0 && zmq_errno() != EINTR)
+        if (zmq_poll(items, 3, GATE_CHECK_MS) < 0 && zmq_errno() != EINTR)
             break;
+        if (ts_clock_mono_us() >= next_check) {
+            lose_silent_gates(s);
+            next_check = ts_clock_mono_us() + GATE_CHECK_MS * 1000;
+        }
         if (items[2].revents & ZMQ_POLLIN)
             break;
         /* a batch of each, so neither direction waits on the other */

@@ -43,6 +43,14 @@ int scene_stats_init(scene_stats_t *s, ts_metrics_t *r)
         "players in memory whose lag or speed flag is raised";
     s->flagged_lag = ts_metrics_gauge(r, flagged, flagged_help, "kind=\"lag\"");
     s->flagged_speed = ts_metrics_gauge(r, flagged, flagged_help, "kind=\"speed\"");
+    s->gates = ts_metrics_gauge(r, "ticksync_scene_gates", "gates heard from in the last 2 s", NULL);
+    s->gates_lost = ts_metrics_counter(r, "ticksync_scene_gates_lost_total",
+                                       "gates silent for 2 s, whose players were marked offline", NULL);
+    s->store_failing = ts_metrics_gauge(r, "ticksync_scene_store_failing",
+                                        "1 while the last store transaction failed (rows are kept and retried)", NULL);
+    s->store_dropped = ts_metrics_counter(r, "ticksync_scene_store_dropped_rows_total",
+                                          "latency and history rows never written: past the memory bound, or at a stop "
+                                          "with the store failing", NULL);
     ts_metric_t **all = (ts_metric_t **) s;
     for (size_t i = 0; i < sizeof *s / sizeof(ts_metric_t *); i++)
         if (!all[i])

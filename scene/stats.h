@@ -16,6 +16,8 @@ typedef struct {
     ts_metric_t *send_failed_gate, *send_failed_worker, *send_failed_writer, *send_failed_router;
     ts_metric_t *load_retries, *loads_abandoned;
     ts_metric_t *flagged_lag, *flagged_speed;   /* players in memory flagged, by kind */
+    ts_metric_t *gates, *gates_lost;            /* gates heard from; gates gone silent */
+    ts_metric_t *store_failing, *store_dropped; /* 1 while rows cannot be written; rows given up on */
 } scene_stats_t;
 
 /* Registers every metric in reg. Returns 0, or -1 when out of memory. */

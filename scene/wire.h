@@ -2,6 +2,7 @@
  * ZeroMQ sockets (never across processes, so plain structs travel):
  *
  *   router -> worker k  (inproc://ts-worker-k)  'E' | gate identity | ts_env_t[n]
+ *   router -> worker k  (inproc://ts-worker-k)  'G' | gate identity (that gate fell silent)
  *   writer -> worker k  (inproc://ts-worker-k)  'L' | scene_load_t
  *   worker -> writer    (inproc://ts-store)     'R' | scene_row_t[n]
  *   worker -> writer    (inproc://ts-store)     'Q' | scene_query_t

@@ -254,33 +254,68 @@ static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len
     reply(st, gate, gate_len, &res);
 }
 
-static void on_open(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env, int64_t real)
+static bool same_gate(const entry_t *e, const uint8_t *gate, size_t gate_len)
 {
-    scene_row_t row;
-    scene_player_row(e->player, &row);
-    bool elsewhere = row.online && (e->gate_len != gate_len || memcmp(e->gate, gate, gate_len) != 0);
-    if (elsewhere) {   /* the player logged in through another gate: the old one lets go */
-        ts_env_t kick = { .kind = TS_ENV_KICK, .conn = e->conn, .player_id = env->player_id };
-        reply(st, e->gate, e->gate_len, &kick);
-    }
-    if (!row.online)
+    return e->gate_len == gate_len && memcmp(e->gate, gate, gate_len) == 0;
+}
+
+/* The player is online, held by gate's connection conn. */
+static void go_online(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, uint64_t conn, int64_t real)
+{
+    if (!scene_player_online(e->player))
         ts_metric_add(st->opt.stats->online, 1);
     memcpy(e->gate, gate, gate_len);
     e->gate_len = gate_len;
-    e->conn = env->conn;
+    e->conn = conn;
     scene_player_set_online(e->player, true, real);
     mark_dirty(st, e);
 }
 
-static void on_close(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env, int64_t real)
+static void go_offline(state_t *st, entry_t *e, int64_t real)
 {
-    scene_row_t row;
-    scene_player_row(e->player, &row);
-    if (!row.online || e->conn != env->conn || e->gate_len != gate_len || memcmp(e->gate, gate, gate_len) != 0)
-        return;   /* an old connection of a player who is on again elsewhere */
     ts_metric_add(st->opt.stats->online, (uint64_t) -1);
     scene_player_set_online(e->player, false, real);
     mark_dirty(st, e);
+}
+
+static void on_open(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env, int64_t real)
+{
+    if (scene_player_online(e->player) && !same_gate(e, gate, gate_len)) {
+        /* the player logged in through another gate: the old one lets go */
+        ts_env_t kick = { .kind = TS_ENV_KICK, .conn = e->conn, .player_id = env->player_id };
+        reply(st, e->gate, e->gate_len, &kick);
+    }
+    go_online(st, e, gate, gate_len, env->conn, real);
+}
+
+static void on_close(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env, int64_t real)
+{
+    if (!scene_player_online(e->player) || e->conn != env->conn || !same_gate(e, gate, gate_len))
+        return;   /* an old connection of a player who is on again elsewhere */
+    go_offline(st, e, real);
+}
+
+/* An exchange through a gate is that gate holding the session: a player
+ * marked offline while it did (its gate fell silent a moment, or this
+ * scene restarted under a running gate) is online again. */
+static void on_exchange(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
+{
+    if (!scene_player_online(e->player))
+        go_online(st, e, gate, gate_len, env->conn, ts_clock_real_us());
+}
+
+/* A gate fell silent (scene/gates.h): no session it held is online. */
+static void on_gate_lost(state_t *st, const uint8_t *gate, size_t gate_len)
+{
+    int64_t real = ts_clock_real_us();
+    size_t n = 0;
+    for (entry_t *e = zhashx_first(st->players); e; e = zhashx_next(st->players))
+        if (scene_player_online(e->player) && same_gate(e, gate, gate_len)) {
+            go_offline(st, e, real);
+            n++;
+        }
+    if (n)
+        ts_log(st->opt.log, TS_LOG_WARN, "gate_lost", "worker=%d players_offline=%zu", st->opt.index, n);
 }
 
 static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
@@ -298,6 +333,7 @@ static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const
         on_close(st, e, gate, gate_len, env, ts_clock_real_us());
         break;
     case TS_ENV_SYNC: {   /* answered by the gate already; the exchange starts here */
+        on_exchange(st, e, gate, gate_len, env);
         int speed = scene_player_on_sync(e->player, env->seq, now, env->t1, env->t2, &st->opt.speed);
         if (speed) {
             scene_row_t row;
@@ -311,6 +347,7 @@ static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const
         break;
     }
     case TS_ENV_SYNC_ACK:
+        on_exchange(st, e, gate, gate_len, env);
         if (!e->loading) {
             on_ack(st, e, gate, gate_len, env);
         } else if ((e->deferred || (e->deferred = calloc(DEFER_MAX, sizeof(deferred_t))))
@@ -387,6 +424,10 @@ static bool read_inbox(state_t *st, void *inbox)
                 on_envelope(st, gate, (size_t) gn, &env);
             }
         }
+    } else if (n == 1 && kind == 'G' && more) {
+        int gn = scene_recv_part(inbox, gate, sizeof gate, 0, &more);
+        if (gn > 0 && gn <= GATE_ID_MAX && !more)
+            on_gate_lost(st, gate, (size_t) gn);
     } else if (n == 1 && kind == 'L' && more) {
         int bn = scene_recv_part(inbox, &load, sizeof load, 0, &more);
         if (bn == (int) sizeof load && !more)
@@ -414,15 +455,16 @@ static void sweep(state_t *st, int64_t now)
         scene_history_row_t done;   /* a silent player's last step, once it is over */
         if (scene_history_flush(&e->history, scene_player_id(e->player), real, &done))
             keep_step(st, &done);
-        if (!e->dirty && !e->loading && now - e->last_seen > st->opt.idle_us && gone)
+        /* an online player stays: its gate holds the session, and the gauge
+         * of players online counts the players in memory */
+        if (!e->dirty && !e->loading && !scene_player_online(e->player) && now - e->last_seen > st->opt.idle_us
+            && gone)
             zlistx_add_end(gone, (void *) zhashx_cursor(st->players));
     }
     for (void *key = gone ? zlistx_first(gone) : NULL; key; key = zlistx_next(gone)) {
         entry_t *e = zhashx_lookup(st->players, key);
         scene_row_t row;
         scene_player_row(e->player, &row);
-        if (row.online)
-            ts_metric_add(st->opt.stats->online, (uint64_t) -1);
         count_flags(st, &row, -1);
         zhashx_delete(st->players, key);
         ts_metric_add(st->opt.stats->players_in_memory, (uint64_t) -1);

@@ -30,8 +30,9 @@ int64_t e2e_mono_us(void)
     return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Starts argv; its stderr goes to log (appended) when not NULL. */
-static pid_t spawn(const char *const argv[], const char *log)
+/* Starts argv; its stderr goes to log (appended) when not NULL, its
+ * stdout to out (truncated) when not NULL. */
+static pid_t spawn_to(const char *const argv[], const char *log, const char *out)
 {
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -46,10 +47,25 @@ static pid_t spawn(const char *const argv[], const char *log)
             dup2(fd, 2);
             close(fd);
         }
+        fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+        if (fd >= 0) {
+            dup2(fd, 1);
+            close(fd);
+        }
         execv(argv[0], (char *const *) argv);
         _exit(127);
     }
     return pid;
+}
+
+static pid_t spawn(const char *const argv[], const char *log)
+{
+    return spawn_to(argv, log, NULL);
+}
+
+pid_t e2e_spawn(const char *const argv[], const char *out)
+{
+    return spawn_to(argv, NULL, out);
 }
 
 /* Connects fd to 127.0.0.1:port; 0 or -1. */
@@ -425,6 +441,19 @@ int64_t e2e_db_value(const char *db, uint64_t player, const char *column)
     snprintf(sql, sizeof sql, "SELECT %s FROM player_latency WHERE player_id = %llu", column, (unsigned long long) player);
     sqlite3_stmt *st;
     cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : INT64_MIN;
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return v;
+}
+
+int64_t e2e_db_query(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(h, 2000);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(h));
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : INT64_MIN;
     sqlite3_finalize(st);
     sqlite3_close(h);

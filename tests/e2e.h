@@ -40,6 +40,9 @@ void e2e_start_scene(e2e_stack_t *s, int k);
 void e2e_start_gate(e2e_stack_t *s, int k);
 /* Stops everything left running and removes the stack's folder. */
 void e2e_stop(e2e_stack_t *s);
+/* Starts argv (it dies with the test), its stdout to out (truncated) when
+ * not NULL. */
+pid_t e2e_spawn(const char *const argv[], const char *out);
 /* Sends SIGTERM and waits; returns the exit status. */
 int e2e_term(pid_t pid);
 
@@ -88,6 +91,9 @@ int64_t e2e_exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t tur
 int64_t e2e_last_applied_us(void);
 /* One column of a player's row in the SQLite file, INT64_MIN without a row. */
 int64_t e2e_db_value(const char *db, uint64_t player, const char *column);
+/* The first column of the first row of a query of the SQLite file
+ * (INT64_MIN: no row). */
+int64_t e2e_db_query(const char *db, const char *sql);
 /* Reads the next message and asserts it is ERROR code with seq. */
 void e2e_expect_error(int fd, int64_t seq, int64_t code);
 /* A SYNC while the player's shard cannot be reached: it still gets its

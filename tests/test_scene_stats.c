@@ -21,7 +21,8 @@ Test(scene_stats, registers_every_family)
         "ticksync_scene_store_flush_rows", "ticksync_scene_store_pending_rows", "ticksync_scene_sqlite_memory_bytes",
         "ticksync_scene_sends_failed_total{to=\"gate\"}", "ticksync_scene_sends_failed_total{to=\"worker\"}",
         "ticksync_scene_sends_failed_total{to=\"writer\"}", "ticksync_scene_sends_failed_total{to=\"router\"}",
-        "ticksync_scene_load_retries_total", "ticksync_scene_loads_abandoned_total",
+        "ticksync_scene_load_retries_total", "ticksync_scene_loads_abandoned_total", "ticksync_scene_gates",
+        "ticksync_scene_gates_lost_total", "ticksync_scene_store_failing", "ticksync_scene_store_dropped_rows_total",
     };
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         cr_assert(strstr(text, families[i]), "missing %s in\n%s", families[i], text);

@@ -12,7 +12,11 @@
  * knows the truth: the round trip the server should measure for an
  * exchange is the down delay of its SYNC_REPLY plus the up delay of its
  * SYNC_ACK; the server time the library should show is this host's real
- * clock, which is the gate's. The summary compares both. */
+ * clock, which is the gate's. The summary compares both.
+ *
+ * A player whose connection drops reconnects as the library's client does:
+ * after a backoff of 100 ms, doubling to 2 s, reset by a WELCOME; a player
+ * the gate refused (BYE, or an error that closes) stays out. */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -42,8 +46,15 @@
 #define SEQ_RING      64
 #define CONVERGE_US   2000000   /* offset errors count once a player has been synced this long */
 #define SAMPLE_US     250000    /* how often each player's shown time is checked */
+#define BACKOFF_MIN_US 100000   /* as lib/ticksync/client.c */
+#define BACKOFF_MAX_US 2000000
 
 enum { OUT_TCP, OUT_UDP, IN_TCP, IN_UDP };
+/* A queued message's kind carries the connection it belongs to (the low 6
+ * bits of the player's generation above the 2 bits of direction and
+ * transport): one queued for a connection since dropped is not delivered
+ * on the next. */
+#define KIND(base, gen) ((uint8_t) ((base) | ((gen) & 0x3f) << 2))
 
 static const ts_setting_t settings[] = {
     { "gate", TS_SET_STR, "127.0.0.1:7700", "the gate's client address, HOST:PORT (TCP and UDP)", 0, 0 },
@@ -81,6 +92,8 @@ typedef struct {
     uint64_t            ack_seq[SEQ_RING];
     int64_t             synced_since, next_check, last_shown;
     bool                dead;
+    int64_t             retry_at, backoff;   /* dead: when to connect again (0: never, refused) */
+    uint8_t             gen;                 /* connections made: see KIND */
 } player_t;
 
 typedef struct {
@@ -98,7 +111,8 @@ typedef struct {
     int        jitter_kind;
     bool       udp;
     int64_t    start;
-    uint64_t   syncs, replies, results, invalid_results, backwards, disconnects, lost;
+    uint64_t   syncs, replies, results, invalid_results, backwards, disconnects, reconnects, refused, lost;
+    const struct addrinfo *gate;
     int64_t    tick_us;                    /* --ticks: the server's tick, 0: off */
     uint64_t   inputs, inputs_in_time;
     series_t   rtt_err, offset_err, asym, excess;
@@ -187,17 +201,22 @@ static int64_t local_of(const bot_t *b, const player_t *p, int64_t mono)
     return mono + p->offset_us + (int64_t) ((double) (mono - b->start) * p->drift);
 }
 
-static void kill_player(bot_t *b, player_t *p)
+/* Ends the player's connection: to connect again after its backoff, or
+ * never when the gate refused it. */
+static void kill_player(bot_t *b, player_t *p, bool retry)
 {
-    if (p->dead)
-        return;
-    p->dead = true;
-    b->disconnects++;
     if (p->tcp >= 0)
         close(p->tcp);
     if (p->udp >= 0)
         close(p->udp);
     p->tcp = p->udp = -1;
+    if (!p->dead) {
+        b->disconnects++;
+        b->refused += !retry;
+    }
+    p->dead = true;
+    p->retry_at = retry ? ts_clock_mono_us() + p->backoff : 0;
+    p->backoff = p->backoff * 2 > BACKOFF_MAX_US ? BACKOFF_MAX_US : p->backoff * 2;
 }
 
 static bool exchange_message(const uint8_t *msg, size_t len, ts_dir_t dir, ts_msg_t *m)
@@ -226,12 +245,14 @@ static void inject(bot_t *b, uint32_t i, const uint8_t *msg, size_t len, bool up
         *last = due;
     }
     uint8_t kind = up ? (udp ? OUT_UDP : OUT_TCP) : (udp ? IN_UDP : IN_TCP);
-    delayq_push(b->q, due, i, kind, due - now, msg, len);
+    delayq_push(b->q, due, i, KIND(kind, p->gen), due - now, msg, len);
 }
 
 static int connect_player(bot_t *b, uint32_t i, const struct addrinfo *gate)
 {
     player_t *p = &b->p[i];
+    p->gen++;
+    p->tcp_up_last = p->tcp_down_last = 0;
     p->tcp = socket(gate->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (p->tcp < 0 || connect(p->tcp, gate->ai_addr, gate->ai_addrlen) < 0)
         return -1;
@@ -243,11 +264,17 @@ static int connect_player(bot_t *b, uint32_t i, const struct addrinfo *gate)
     ts_stamp_arrivals(p->tcp);
     if (p->udp >= 0)
         ts_stamp_arrivals(p->udp);
+    p->dead = false;
+    p->retry_at = 0;
     struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t) i << 1 };
     if (epoll_ctl(b->ep, EPOLL_CTL_ADD, p->tcp, &ev) < 0)
         return -1;
     ev.data.u64 = (uint64_t) i << 1 | 1;
     if (p->udp >= 0 && epoll_ctl(b->ep, EPOLL_CTL_ADD, p->udp, &ev) < 0)
+        return -1;
+    ticksync_session_reset(p->s);
+    ts_framer_destroy(&p->framer);
+    if (!(p->framer = ts_framer_new()))
         return -1;
     uint8_t hello[128];
     size_t n = ticksync_session_hello(p->s, hello, sizeof hello);
@@ -277,19 +304,20 @@ static void note_ack_sent(player_t *p, const delayq_item_t *it, int64_t now)
 static void deliver(bot_t *b, const delayq_item_t *it, int64_t now)
 {
     player_t *p = &b->p[it->player];
-    if (p->dead)
-        return;
-    if (it->kind == OUT_TCP || it->kind == OUT_UDP)
+    if (p->dead || it->kind != KIND(it->kind & 3, p->gen))
+        return;   /* for a connection that has gone */
+    int kind = it->kind & 3;
+    if (kind == OUT_TCP || kind == OUT_UDP)
         note_ack_sent(p, it, now);
-    if (it->kind == OUT_TCP) {
+    if (kind == OUT_TCP) {
         uint8_t frame[TS_FRAME_HEADER + DELAYQ_BYTES];
         ts_frame_put_header(frame, it->len);
         memcpy(frame + TS_FRAME_HEADER, it->bytes, it->len);
         if (send(p->tcp, frame, TS_FRAME_HEADER + it->len, MSG_NOSIGNAL) != (ssize_t) (TS_FRAME_HEADER + it->len))
-            kill_player(b, p);
+            kill_player(b, p, true);
         return;
     }
-    if (it->kind == OUT_UDP) {
+    if (kind == OUT_UDP) {
         uint8_t dgram[TS_DGRAM_MAX];
         size_t n = ticksync_session_udp_wrap(p->s, it->bytes, it->len, dgram, sizeof dgram);
         if (n)
@@ -314,9 +342,11 @@ static void deliver(bot_t *b, const delayq_item_t *it, int64_t now)
     uint8_t reply[256];
     int n = ticksync_session_receive(p->s, it->bytes, it->len, local_of(b, p, now), reply, sizeof reply);
     if (n > 0)
-        inject(b, it->player, reply, (size_t) n, true, it->kind == IN_UDP, now);
+        inject(b, it->player, reply, (size_t) n, true, kind == IN_UDP, now);
+    if (m.type == TS_WELCOME)
+        p->backoff = BACKOFF_MIN_US;
     if (n < 0 && ticksync_session_state(p->s) == TICKSYNC_SESSION_CLOSED)
-        kill_player(b, p);
+        kill_player(b, p, false);   /* refused: BYE, or an error that closes */
 }
 
 /* --ticks: an input made now, stamped for ticksync_input_tick, takes the
@@ -338,6 +368,11 @@ static void tick_players(bot_t *b, int64_t now)
 {
     for (int i = 0; i < b->n; i++) {
         player_t *p = &b->p[i];
+        if (p->dead && p->retry_at && now >= p->retry_at) {
+            b->reconnects++;
+            if (connect_player(b, (uint32_t) i, b->gate) < 0)
+                kill_player(b, p, true);
+        }
         if (p->dead)
             continue;
         int64_t local = local_of(b, p, now);
@@ -396,7 +431,7 @@ static void read_socket(bot_t *b, uint64_t tag, int64_t now)
     if (n > 0)
         ts_arrival_clocks(arrived, &real, &now);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-        kill_player(b, p);
+        kill_player(b, p, true);
         return;
     }
     for (size_t at = 0; n > 0 && at < (size_t) n;) {
@@ -405,7 +440,7 @@ static void read_socket(bot_t *b, uint64_t tag, int64_t now)
         int rc = ts_framer_feed(p->framer, buf + at, (size_t) n - at, &used, &body, &len);
         at += used;
         if (rc < 0) {
-            kill_player(b, p);
+            kill_player(b, p, true);
             return;
         }
         if (rc == TS_FRAME_READY)
@@ -437,11 +472,12 @@ static void summary(bot_t *b, double seconds, bool as_json)
     int alive = 0;
     for (int i = 0; i < b->n; i++)
         alive += !b->p[i].dead;
-    json_t *out = json_pack("{s:i,s:i,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:I}", "players", b->n,
+    json_t *out = json_pack("{s:i,s:i,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:I}", "players", b->n,
                             "connected", alive, "seconds", seconds, "syncs", (json_int_t) b->syncs,
                             "exchanges", (json_int_t) b->replies, "results", (json_int_t) b->results,
                             "invalid", (json_int_t) b->invalid_results, "lost_injected", (json_int_t) b->lost,
-                            "disconnects", (json_int_t) b->disconnects, "server_rtt_error_us", dist(&b->rtt_err),
+                            "disconnects", (json_int_t) b->disconnects, "reconnects", (json_int_t) b->reconnects,
+                            "refused", (json_int_t) b->refused, "server_rtt_error_us", dist(&b->rtt_err),
                             "client_offset_error_us", dist(&b->offset_err), "asymmetry_bound_us", dist(&b->asym),
                             "offset_error_beyond_bound_us", dist(&b->excess),
                             "backwards", (json_int_t) b->backwards);
@@ -466,7 +502,8 @@ static void summary(bot_t *b, double seconds, bool as_json)
         print_dist("error beyond bound", json_object_get(out, "offset_error_beyond_bound_us"),
                    "what no symmetric estimate excuses");
         printf("%-22s %llu\n", "backwards steps", (unsigned long long) b->backwards);
-        printf("%-22s %llu\n", "disconnects", (unsigned long long) b->disconnects);
+        printf("%-22s %llu (%llu reconnects, %llu refused)\n", "disconnects", (unsigned long long) b->disconnects,
+               (unsigned long long) b->reconnects, (unsigned long long) b->refused);
         if (b->tick_us)
             printf("%-22s %.2f%% of %llu reached the server before their tick (%lld us ticks)\n", "inputs in time",
                    b->inputs ? 100.0 * (double) b->inputs_in_time / (double) b->inputs : 0,
@@ -543,6 +580,7 @@ static int setup(bot_t *b, const ts_config_t *cfg, struct addrinfo **gate, char 
         player_t *p = &b->p[i];
         p->id = first + (uint64_t) i;
         p->tcp = p->udp = -1;
+        p->backoff = BACKOFF_MIN_US;
         p->up_us = draw(b, up) * 1000;
         p->down_us = draw(b, down) * 1000;
         p->offset_us = (int64_t) (draw(b, off) * 1000);
@@ -552,8 +590,7 @@ static int setup(bot_t *b, const ts_config_t *cfg, struct addrinfo **gate, char 
         if (secret)
             ts_token_make(secret, secret_len, p->id, (uint64_t) time(NULL) + 86400, token);
         p->s = ticksync_session_new(p->id, secret ? token : NULL, secret ? sizeof token : 0, NULL);
-        p->framer = ts_framer_new();
-        if (!p->s || !p->framer) {
+        if (!p->s) {
             free(secret);
             return snprintf(err, TS_ERR_MAX, "out of memory"), -1;
         }
@@ -612,13 +649,15 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
     b.start = ts_clock_mono_us();
+    b.gate = gate;
+    int refused = 0;
     for (int i = 0; i < b.n; i++)
         if (connect_player(&b, (uint32_t) i, gate) < 0) {
-            fprintf(stderr, "ticksync-bot: player %llu cannot connect to %s: %s\n", (unsigned long long) b.p[i].id,
-                    ts_config_str(cfg, "gate"), strerror(errno));
-            kill_player(&b, &b.p[i]);
+            if (!refused++)
+                fprintf(stderr, "ticksync-bot: player %llu cannot connect to %s: %s (retrying with backoff)\n",
+                        (unsigned long long) b.p[i].id, ts_config_str(cfg, "gate"), strerror(errno));
+            kill_player(&b, &b.p[i], true);
         }
-    freeaddrinfo(gate);
 
     int64_t duration = ts_config_int(cfg, "duration-s") * 1000000, next_progress = b.start + 1000000;
     bool quiet = ts_config_bool(cfg, "quiet");
@@ -647,17 +686,20 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++)
             read_socket(&b, ev[i].data.u64, now);
         if (!quiet && now >= next_progress) {
-            int synced = 0;
-            for (int i = 0; i < b.n; i++)
+            int synced = 0, connected = 0;
+            for (int i = 0; i < b.n; i++) {
+                connected += !b.p[i].dead;
                 synced += !b.p[i].dead && ticksync_synced(ticksync_session_clock(b.p[i].s));
-            fprintf(stderr, "ticksync-bot: %.0f s  players %d  synced %d  exchanges %llu  (%llu/s)  backwards %llu\n",
-                    (double) (now - b.start) / 1e6, b.n, synced, (unsigned long long) b.results,
+            }
+            fprintf(stderr, "ticksync-bot: %.0f s  players %d  connected %d  synced %d  exchanges %llu  (%llu/s)  "
+                    "backwards %llu\n", (double) (now - b.start) / 1e6, b.n, connected, synced, (unsigned long long) b.results,
                     (unsigned long long) (b.results - last_results), (unsigned long long) b.backwards);
             last_results = b.results;
             next_progress += 1000000;
         }
     }
     summary(&b, (double) (ts_clock_mono_us() - b.start) / 1e6, ts_config_bool(cfg, "json"));
+    freeaddrinfo(gate);
     teardown(&b);
     ts_config_destroy(&cfg);
     return 0;
