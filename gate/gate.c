@@ -69,6 +69,8 @@ struct gate_t {
     gate_shards_t   *shards;
     ts_decoder_t    *dec;             /* client messages are decoded into this */
     _Atomic int      shards_up;
+    _Atomic int      shards_degraded;
+    _Atomic uint64_t degraded_mask;   /* shards 0-63 degraded, for /healthz */
     gate_awaits_t   *awaits;          /* the SYNC_RESULTs due, by deadline */
     uint64_t        *held;            /* connections corked while the scene's replies are handed out */
     size_t           nheld, held_size;
@@ -170,6 +172,12 @@ void gate_destroy(gate_t **self_p)
 int gate_shards_reachable(const gate_t *self)
 {
     return atomic_load(&((gate_t *) self)->shards_up);
+}
+
+int gate_shards_degraded_now(const gate_t *self, uint64_t *first64)
+{
+    *first64 = atomic_load(&((gate_t *) self)->degraded_mask);
+    return atomic_load(&((gate_t *) self)->shards_degraded);
 }
 
 /* A growing list (of *size items of elem bytes, n in use) with room for
@@ -765,6 +773,17 @@ static void tick(gate_t *g, int64_t now)
     ts_metric_set(g->m.closing_depth, (int64_t) g->nclosing);
     gate_shards_tick(g->shards, now);
     atomic_store(&g->shards_up, gate_shards_up_count(g->shards, now));
+    int degraded = 0;
+    uint64_t mask = 0;
+    for (int i = 0; i < gate_shards_count(g->shards); i++)
+        if (gate_shards_up(g->shards, i, now) && gate_shards_degraded(g->shards, i)) {
+            degraded++;
+            mask |= i < 64 ? 1ULL << i : 0;
+        }
+    atomic_store(&g->shards_degraded, degraded);
+    ts_metric_set(g->m.shards_up, atomic_load(&g->shards_up));
+    ts_metric_set(g->m.shards_degraded, degraded);
+    atomic_store(&g->degraded_mask, mask);
     expire_awaiting(g, now);
     expire_closing(g, now, false);
     g->next_tick = now + GATE_TICK_US;

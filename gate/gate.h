@@ -44,5 +44,8 @@ int gate_run(gate_t *self);
 
 /* Shards answering PINGs now (for /healthz). Thread-safe. */
 int gate_shards_reachable(const gate_t *self);
+/* Shards up whose store is failing (their PONGs say so), and which of
+ * shards 0-63 they are (bit i); any thread. */
+int gate_shards_degraded_now(const gate_t *self, uint64_t *first64);
 
 #endif

@@ -30,12 +30,21 @@ static const ts_setting_t settings[] = {
     { "out-cap", TS_SET_INT, "65536", "bytes queued for a client that does not read before it is dropped", 1024, 1 << 26 },
 };
 
-/* /healthz: ok while at least one scene shard answers PINGs. */
+/* /healthz: ok while at least one scene shard answers PINGs; "degraded"
+ * (still 200: the gate serves, and clocks sync) while a shard that answers
+ * cannot write its store, named in shards_degraded. */
 static bool gate_healthy(void *arg, json_t *body)
 {
     int up = gate_shards_reachable(arg);
-    json_object_set_new(body, "status", json_string(up > 0 ? "ok" : "no shard"));
+    uint64_t mask;
+    int degraded = gate_shards_degraded_now(arg, &mask);
+    json_object_set_new(body, "status", json_string(up == 0 ? "no shard" : degraded ? "degraded" : "ok"));
     json_object_set_new(body, "shards_up", json_integer(up));
+    json_t *list = json_array();
+    for (int i = 0; i < 64; i++)
+        if (mask & 1ULL << i)
+            json_array_append_new(list, json_integer(i));
+    json_object_set_new(body, "shards_degraded", list);
     return up > 0;
 }
 

@@ -22,6 +22,7 @@ typedef struct {
     int64_t   next_ping;
     uint64_t  nonce;
     bool      was_up;
+    bool      degraded;    /* the last PONG's TS_ENV_DEGRADED */
     int       taking;      /* ZeroMQ's POLLOUT as last asked: 1, 0, or -1 to ask again */
     uint8_t  *batch;       /* TS_ENV_BATCH_MAX: envelopes waiting for flush */
     size_t    batch_len;
@@ -327,12 +328,24 @@ int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us)
         if (rc == 0)
             continue;
         if (env->kind == TS_ENV_PONG) {
-            if (env->seq <= s->nonce && env->seq + 5 > s->nonce)   /* recent enough */
+            if (env->seq <= s->nonce && env->seq + 5 > s->nonce) {   /* recent enough */
                 s->last_pong = now_us;
+                bool degraded = (env->flags & TS_ENV_DEGRADED) != 0;
+                if (degraded != s->degraded)
+                    ts_log(self->log, degraded ? TS_LOG_WARN : TS_LOG_INFO,
+                           degraded ? "shard_degraded" : "shard_recovered", "shard=%d endpoint=%s reason=%s", i,
+                           s->endpoint, degraded ? "store_failing" : "store_writing");
+                s->degraded = degraded;
+            }
             continue;
         }
         return 1;
     }
+}
+
+bool gate_shards_degraded(const gate_shards_t *self, int i)
+{
+    return self->shards[i].degraded;
 }
 
 void gate_shards_tick(gate_shards_t *self, int64_t now_us)

@@ -54,6 +54,9 @@ bool gate_shards_up(const gate_shards_t *self, int i, int64_t now_us);
  * readiness, as a send can, so read replies after it. */
 bool gate_shards_taking(gate_shards_t *self, int i);
 int gate_shards_up_count(const gate_shards_t *self, int64_t now_us);
+/* Whether shard i's last PONG said it cannot write its store (it answers,
+ * and measures, but its rows wait in its memory). */
+bool gate_shards_degraded(const gate_shards_t *self, int i);
 
 /* Called for each envelope of a batch that a shard did not take; it may
  * send again (into a fresh batch). */

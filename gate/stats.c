@@ -56,6 +56,8 @@ int gate_stats_init(gate_stats_t *m, ts_metrics_t *reg)
     m->udp_in = ts_metrics_counter(reg, "ticksync_gate_udp_datagrams_total", "UDP datagrams admitted", NULL);
     m->awaiting_depth = ts_metrics_gauge(reg, "ticksync_gate_results_awaited", "SYNC_ACKs forwarded to shards whose SYNC_RESULT is due", NULL);
     m->ready_depth = ts_metrics_gauge(reg, "ticksync_gate_ready_connections", "connections with input waiting for their next share of the loop", NULL);
+    m->shards_up = ts_metrics_gauge(reg, "ticksync_gate_shards_up", "scene shards answering PINGs", NULL);
+    m->shards_degraded = ts_metrics_gauge(reg, "ticksync_gate_shards_degraded", "shards answering PINGs whose PONG says their store is failing", NULL);
     m->closing_depth = ts_metrics_gauge(reg, "ticksync_gate_closing_connections", "connections lingering after their last words", NULL);
     ok = ok && by_reason(reg, "ticksync_gate_udp_dropped_total", "UDP datagrams dropped silently, by reason",
                          GATE_UDP_VERDICTS, udp_reason, m->udp_dropped);
@@ -69,7 +71,7 @@ int gate_stats_init(gate_stats_t *m, ts_metrics_t *reg)
     ts_metric_t *const single[] = { m->accepted, m->connections, m->sessions, m->replaced, m->gone, m->late,
                                     m->bad_envelopes, m->stalled, m->inflight_full, m->unsent, m->unmeasured, m->inside,
                                     m->udp_in, m->awaiting_depth, m->ready_depth, m->closing_depth,
-                                    m->ws_accepted, m->ws_upgraded };
+                                    m->ws_accepted, m->ws_upgraded, m->shards_up, m->shards_degraded };
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
         ok = ok && single[i];
     return ok ? 0 : -1;

@@ -18,6 +18,7 @@ typedef struct {
     ts_metric_t *udp_in, *udp_dropped[GATE_UDP_VERDICTS];
     ts_metric_t *ws_accepted, *ws_upgraded, *ws_faults[GATE_WS_FAULTS];
     ts_metric_t *awaiting_depth, *ready_depth, *closing_depth;
+    ts_metric_t *shards_up, *shards_degraded;
 } gate_stats_t;
 
 /* Registers every metric in reg. Returns 0, or -1 when out of memory. */

@@ -1,5 +1,7 @@
 /* proto/envelope.c - see envelope.h. The wire form is one msgpack array:
- * [kind, conn, player_id, seq, kind-specific fields...]. */
+ * [kind, conn, player_id, seq, kind-specific fields...]. A PONG may carry
+ * one more, its flags; a PONG without them (a scene from before
+ * 2026-11-25) decodes with flags 0. */
 #include "envelope.h"
 
 #include <string.h>
@@ -31,11 +33,14 @@ size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
     ts_fixbuf_t fb = { .buf = buf, .cap = cap };
     msgpack_packer pk;
     msgpack_packer_init(&pk, &fb, ts_fixbuf_write);
-    msgpack_pack_array(&pk, 4 + (size_t) extra);
+    bool pong_flags = e->kind == TS_ENV_PONG && e->flags;
+    msgpack_pack_array(&pk, 4 + (size_t) extra + pong_flags);
     msgpack_pack_uint64(&pk, e->kind);
     msgpack_pack_uint64(&pk, e->conn);
     msgpack_pack_uint64(&pk, e->player_id);
     msgpack_pack_uint64(&pk, e->seq);
+    if (pong_flags)
+        msgpack_pack_uint64(&pk, e->flags);
     switch (e->kind) {
     case TS_ENV_SYNC:
         msgpack_pack_int64(&pk, e->t1);
@@ -71,6 +76,9 @@ static int decode_array(const msgpack_object *obj, ts_env_t *e)
     el += 4;
     bool ok = true;
     switch (e->kind) {
+    case TS_ENV_PONG:
+        ok = obj->via.array.size == 4 || ts_obj_u64(&el[0], &e->flags);
+        break;
     case TS_ENV_SYNC:
         ok = ts_obj_i64(&el[0], &e->t1) && ts_obj_i64(&el[1], &e->t2);
         break;

@@ -33,7 +33,10 @@ typedef struct {
     bool     has_client_rtt, has_client_offset;
     int64_t  client_rtt, client_offset;
     int64_t  rtt, srtt, rttvar;
+    uint64_t flags;      /* PONG: TS_ENV_DEGRADED and the like (absent on the wire: 0) */
 } ts_env_t;
+
+#define TS_ENV_DEGRADED 1u   /* PONG: the shard answers but cannot write its store */
 
 /* Returns the encoded length, or 0 when buf is too small or the kind unknown. */
 size_t ts_env_encode(const ts_env_t *env, uint8_t *buf, size_t cap);

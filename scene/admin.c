@@ -17,6 +17,7 @@ struct scene_admin_t {
     scene_reader_t *reader;
     ts_log_t       *log;
     int64_t         history_step_us;
+    scene_health_t *health;
 };
 
 /* A row as the API shows it: the schema's columns, plus online and delay_us. */
@@ -182,10 +183,18 @@ static int on_request(void *arg, ts_http_req_t *c, const char *url, bool get)
     return get_player(a, c, url + 12);
 }
 
-/* /healthz: ok while the store answers. */
+/* /healthz: ok while the store answers and takes what the shard writes. */
 static bool healthy(void *arg, json_t *body)
 {
     scene_admin_t *a = arg;
+    char why[TS_ERR_MAX];
+    int64_t rows = 0;
+    if (a->health && scene_health_store_why(a->health, why, sizeof why, &rows)) {
+        json_object_set_new(body, "status", json_string("store failing"));
+        json_object_set_new(body, "reason", json_string(why));
+        json_object_set_new(body, "unwritten_rows", json_integer(rows));
+        return false;
+    }
     bool ok = scene_reader_ok(a->reader);
     json_object_set_new(body, "status", json_string(ok ? "ok" : "store unreadable"));
     return ok;
@@ -200,6 +209,7 @@ scene_admin_t *scene_admin_new(const scene_admin_options_t *opt, char *err)
     }
     a->log = opt->log;
     a->history_step_us = opt->history_step_us;
+    a->health = opt->health;
     a->reader = scene_reader_new(opt->db, err);
     ts_httpd_options_t ho = { .listen = opt->listen, .what = "admin HTTP", .metrics = opt->metrics,
                               .requests_metric = "ticksync_scene_admin_requests_total", .token = opt->token,

@@ -7,6 +7,7 @@
 #define SCENE_ADMIN_H
 
 #include "err.h"
+#include "health.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -17,6 +18,7 @@ typedef struct {
     ts_metrics_t *metrics;   /* rendered at /metrics; borrowed */
     ts_log_t     *log;
     int64_t       history_step_us;   /* for the history's step_s */
+    scene_health_t *health;  /* the store's state, for /healthz; borrowed, may be NULL */
 } scene_admin_options_t;
 
 typedef struct scene_admin_t scene_admin_t;

@@ -1,7 +1,10 @@
 /* scene/db.c - see db.h. */
 #include "db.h"
 
+#include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "err.h"
 #include "store.h"
@@ -20,9 +23,27 @@ int scene_db_open(sqlite3 **db, const char *path, int flags, const char *setup, 
         rc = sqlite3_prepare_v2(*db, sql[i], -1, &st[i], NULL);
     if (rc == SQLITE_OK)
         return 0;
-    snprintf(err, TS_ERR_MAX, "cannot %s database '%s': %s", verb, path, *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
+    char why[TS_ERR_MAX / 2];
+    if (*db)
+        scene_db_why(*db, why, sizeof why);
+    else
+        snprintf(why, sizeof why, "%s", sqlite3_errstr(rc));
+    char *copy = strdup(path);   /* a folder that cannot be written is the usual cause: name it */
+    snprintf(err, TS_ERR_MAX, "cannot %s database '%s': %s in folder '%s'", verb, path, why,
+             copy ? dirname(copy) : "?");
+    free(copy);
     scene_db_close(db, st, n);
     return -1;
+}
+
+const char *scene_db_why(sqlite3 *db, char *buf, size_t cap)
+{
+    int sys = sqlite3_system_errno(db);
+    if (sys)
+        snprintf(buf, cap, "%s (%s)", sqlite3_errmsg(db), strerror(sys));
+    else
+        snprintf(buf, cap, "%s", sqlite3_errmsg(db));
+    return buf;
 }
 
 void scene_db_close(sqlite3 **db, sqlite3_stmt *st[], size_t n)

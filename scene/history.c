@@ -17,18 +17,39 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void close_step(scene_history_t *h, uint64_t player_id, scene_history_row_t *done)
+/* The step's part since the last one: its new exchanges and losses, and
+ * the round-trip figures of the whole step so far. */
+static void fill_part(scene_history_t *h, uint64_t player_id, scene_history_row_t *part)
 {
-    *done = (scene_history_row_t) { .player_id = player_id, .t_us = h->t_us, .exchanges = h->exchanges,
-                                     .lost = h->lost, .rtt_min_us = h->n ? h->min : 0,
+    *part = (scene_history_row_t) { .player_id = player_id, .t_us = h->t_us, .exchanges = h->exchanges - h->written,
+                                     .lost = h->lost - h->written_lost, .rtt_min_us = h->n ? h->min : 0,
                                      .rtt_max_us = h->n ? h->max : 0 };
-    if (h->n) {
-        qsort(h->rtt, (size_t) h->n, sizeof h->rtt[0], cmp_u32);
-        done->rtt_p50_us = h->rtt[h->n / 2];
+    if (h->n) {   /* the samples stay in arrival order: a copy is sorted */
+        uint32_t sorted[SCENE_HISTORY_SAMPLES];
+        memcpy(sorted, h->rtt, (size_t) h->n * sizeof sorted[0]);
+        qsort(sorted, (size_t) h->n, sizeof sorted[0], cmp_u32);
+        part->rtt_p50_us = sorted[h->n / 2];
     }
-    done->jitter_us = h->jitter_n ? (int64_t) llround(h->jitter_sum / h->jitter_n) : 0;
+    part->jitter_us = h->jitter_n ? (int64_t) llround(h->jitter_sum / h->jitter_n) : 0;
+    part->seen = h->exchanges;
+    h->written = h->exchanges;
+    h->written_lost = h->lost;
+}
+
+static bool unwritten(const scene_history_t *h)
+{
+    return h->t_us && h->exchanges > h->written;
+}
+
+/* Ends the step: its last part to *done when it has one. */
+static bool close_step(scene_history_t *h, uint64_t player_id, scene_history_row_t *done)
+{
+    bool part = unwritten(h);
+    if (part)
+        fill_part(h, player_id, done);
     int64_t step = h->step_us;
     scene_history_init(h, step);
+    return part;
 }
 
 bool scene_history_add(scene_history_t *h, uint64_t player_id, int64_t now_us, int64_t rtt, bool lost,
@@ -36,10 +57,8 @@ bool scene_history_add(scene_history_t *h, uint64_t player_id, int64_t now_us, i
 {
     int64_t start = now_us - ((now_us % h->step_us) + h->step_us) % h->step_us;
     bool closed = false;
-    if (h->t_us && start != h->t_us && h->exchanges) {
-        close_step(h, player_id, done);
-        closed = true;
-    }
+    if (h->t_us && start != h->t_us)
+        closed = close_step(h, player_id, done);
     if (h->t_us != start) {
         int64_t step = h->step_us;
         scene_history_init(h, step);
@@ -66,8 +85,57 @@ bool scene_history_add(scene_history_t *h, uint64_t player_id, int64_t now_us, i
 
 bool scene_history_flush(scene_history_t *h, uint64_t player_id, int64_t now_us, scene_history_row_t *done)
 {
-    if (!h->t_us || !h->exchanges || now_us < h->t_us + h->step_us)
+    if (!h->t_us || now_us < h->t_us + h->step_us)
         return false;
-    close_step(h, player_id, done);
+    return close_step(h, player_id, done);
+}
+
+bool scene_history_part(scene_history_t *h, uint64_t player_id, scene_history_row_t *done)
+{
+    if (!unwritten(h))
+        return false;
+    fill_part(h, player_id, done);
     return true;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    const scene_history_row_t *x = a, *y = b;
+    if (x->t_us != y->t_us)
+        return (x->t_us > y->t_us) - (x->t_us < y->t_us);
+    return (x->player_id > y->player_id) - (x->player_id < y->player_id);
+}
+
+/* A round-trip minimum of 0 means the part had none. */
+static int64_t min_known(int64_t a, int64_t b)
+{
+    return a == 0 ? b : b == 0 ? a : a < b ? a : b;
+}
+
+size_t scene_history_coalesce(scene_history_row_t *rows, size_t n)
+{
+    if (n < 2)
+        return n;
+    qsort(rows, n, sizeof rows[0], cmp_key);
+    size_t out = 0;
+    for (size_t i = 1; i < n; i++) {
+        scene_history_row_t *a = &rows[out], *b = &rows[i];
+        if (cmp_key(a, b) != 0) {
+            rows[++out] = *b;
+            continue;
+        }
+        const scene_history_row_t *later = b->seen > a->seen ? b : a;
+        scene_history_row_t merged = *later;
+        merged.exchanges = a->exchanges + b->exchanges;
+        merged.lost = a->lost + b->lost;
+        merged.rtt_min_us = min_known(a->rtt_min_us, b->rtt_min_us);
+        merged.rtt_max_us = a->rtt_max_us > b->rtt_max_us ? a->rtt_max_us : b->rtt_max_us;
+        if (later->rtt_p50_us == 0) {   /* the later part had no round trip yet: the earlier's figures */
+            const scene_history_row_t *earlier = later == a ? b : a;
+            merged.rtt_p50_us = earlier->rtt_p50_us;
+            merged.jitter_us = earlier->jitter_us;
+        }
+        *a = merged;
+    }
+    return out + 1;
 }

@@ -5,6 +5,13 @@
  * min / median / max, and the jitter (the mean change between consecutive
  * round trips, as RFC 3550 measures interarrival jitter).
  *
+ * A step reaches the store in parts, so that a SIGKILL loses no more of it
+ * than of the latency rows (one flush interval): each time the player's row
+ * leaves for the writer, scene_history_part gives the step's exchanges and
+ * losses since the last part, with the round-trip figures of the whole step
+ * so far. The store adds the counts up and keeps the latest figures
+ * (scene/store.c), which is the whole step's once its last part is in.
+ *
  * A value type embedded in each player; a step holds up to
  * SCENE_HISTORY_SAMPLES round trips (a client at the default 1 a second
  * fills 60 in a 60 s step); past that the median comes from the first. */
@@ -12,6 +19,7 @@
 #define SCENE_HISTORY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define SCENE_HISTORY_SAMPLES 64
@@ -21,12 +29,14 @@ typedef struct {
     int64_t  t_us;          /* the step's start, server time */
     int64_t  exchanges, lost;
     int64_t  rtt_min_us, rtt_p50_us, rtt_max_us, jitter_us;
+    int64_t  seen;          /* the step's exchanges so far when this part was made: the later part has more */
 } scene_history_row_t;
 
 typedef struct {
     int64_t  step_us;
     int64_t  t_us;          /* the current step's start; 0: none yet */
     int64_t  exchanges, lost;
+    int64_t  written, written_lost;   /* of exchanges and lost: in parts given already */
     uint32_t rtt[SCENE_HISTORY_SAMPLES];
     int      n;
     int64_t  min, max, last;
@@ -37,11 +47,23 @@ typedef struct {
 void scene_history_init(scene_history_t *h, int64_t step_us);
 /* An exchange at server time now_us: its round trip (rtt < 0: invalid, or
  * lost when lost). When it starts a new step and the previous one had
- * exchanges, that step is written to *done and true returned. */
+ * exchanges not yet given in a part, that step's last part is written to
+ * *done and true returned. */
 bool scene_history_add(scene_history_t *h, uint64_t player_id, int64_t now_us, int64_t rtt, bool lost,
                        scene_history_row_t *done);
-/* The current step as a row, if it has exchanges and ended by now_us (the
- * player fell silent): written to *done and the step cleared. */
+/* The current step's last part, if it ended by now_us (the player fell
+ * silent; INT64_MAX: at a stop) and has exchanges not given yet: written to
+ * *done and true returned. An ended step is cleared either way. */
 bool scene_history_flush(scene_history_t *h, uint64_t player_id, int64_t now_us, scene_history_row_t *done);
+/* The open step's exchanges since the last part, with the figures of the
+ * step so far: written to *done and true returned; false when there is
+ * nothing new. */
+bool scene_history_part(scene_history_t *h, uint64_t player_id, scene_history_row_t *done);
+
+/* Sorts n parts into the store's key order (step, then player) and merges
+ * the parts of one player's step into one, as the store would (counts
+ * added, the extremes kept, the figures of the later part). Returns how
+ * many rows are left at the front of rows. */
+size_t scene_history_coalesce(scene_history_row_t *rows, size_t n);
 
 #endif

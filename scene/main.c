@@ -24,6 +24,7 @@ static const ts_setting_t settings[] = {
     { "flush-ms", TS_SET_INT, "100", "store flush interval, milliseconds", 1, 60000 },
     { "idle-s", TS_SET_INT, "60", "a player silent this long leaves memory (its row stays)", 1, 86400 },
     { "history-step-s", TS_SET_INT, "60", "seconds each row of a player's latency history covers", 1, 86400 },
+    { "wal-mb", TS_SET_INT, "16", "the most the SQLite write-ahead log holds before it is written into the database and cut back", 1, 4096 },
     { "history-hours", TS_SET_INT, "24", "hours of latency history kept (older rows are deleted in small batches)", 1, 87600 },
     { "speed-bound-ppm", TS_SET_INT, "10000", "a client clock faster or slower than this (ppm) raises its speed flag: a speed hack, not a cheap crystal", 1, 1000000 },
     { "speed-span-s", TS_SET_INT, "30", "seconds of SYNCs before a client's clock rate is known", 1, 3600 },
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
                  .lag_strikes = ts_config_int(cfg, "lag-strikes") },
         .history_step_us = ts_config_int(cfg, "history-step-s") * 1000000,
         .history_keep_us = ts_config_int(cfg, "history-hours") * 3600000000LL,
+        .wal_bytes = ts_config_int(cfg, "wal-mb") << 20,
         .speed = { .bound_ppm = ts_config_int(cfg, "speed-bound-ppm"),
                    .span_us = ts_config_int(cfg, "speed-span-s") * 1000000 },
         .curve_cert = curve_cert,
@@ -107,7 +109,10 @@ int main(int argc, char **argv)
     if (scene) {
         status = scene_run(scene);
         scene_destroy(&scene);
-        ts_log(log, TS_LOG_INFO, "stop", NULL);
+        if (status)
+            ts_log(log, TS_LOG_ERROR, "stop", "status=%d reason=rows_lost", status);
+        else
+            ts_log(log, TS_LOG_INFO, "stop", NULL);
     } else {
         fprintf(stderr, "ticksync-scene: %s\n", err);
     }

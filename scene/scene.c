@@ -40,6 +40,7 @@ struct scene_t {
     zactor_t        *auth;       /* ZAP handler, with CurveZMQ */
     ts_decoder_t    *dec;
     scene_gates_t   *gates;      /* who sends, and who has gone silent */
+    scene_health_t  *health;     /* the store's state: /healthz and each PONG's flags */
     int              signal_fd;
     zmq_msg_t        in;         /* the gate's batch being routed */
     uint8_t         *answers;    /* TS_ENV_BATCH_MAX: the PONGs for it */
@@ -81,8 +82,12 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     s->log = log;
     s->signal_fd = -1;
     zmq_msg_init(&s->in);
-    scene_store_t *store = scene_store_new(opt->db, err);
+    s->health = scene_health_new();
+    scene_store_t *store = s->health ? scene_store_new(opt->db, err) : NULL;
+    if (store && opt->wal_bytes > 0 && scene_store_bound_wal(store, opt->wal_bytes, err) < 0)
+        scene_store_destroy(&store);
     if (!store) {
+        scene_health_destroy(&s->health);
         free(s);
         return NULL;
     }
@@ -90,10 +95,11 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     if (moved)
         ts_log(log, TS_LOG_WARN, "history_layout_moved", "rows=%lld seconds=%.1f", (long long) moved,
                (double) took_us / 1e6);
-    s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, opt->history_keep_us, log, &s->stats);
+    s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, opt->history_keep_us, log, &s->stats, s->health);
     if (s->writer) {
         scene_admin_options_t ao = { .listen = opt->admin, .db = opt->db, .token = opt->admin_token,
-                                     .metrics = metrics, .log = log, .history_step_us = opt->history_step_us };
+                                     .metrics = metrics, .log = log, .history_step_us = opt->history_step_us,
+                                     .health = s->health };
         s->admin = scene_admin_new(&ao, err);
         if (!s->admin) {
             scene_destroy(&s);
@@ -184,6 +190,7 @@ void scene_destroy(scene_t **self_p)
     zsock_destroy(&s->replies);
     ts_decoder_destroy(&s->dec);
     scene_gates_destroy(&s->gates);
+    scene_health_destroy(&s->health);
     if (s->signal_fd >= 0)
         close(s->signal_fd);
     for (int w = 0; s->passed && w < s->opt.workers; w++)
@@ -270,7 +277,8 @@ static bool route(scene_t *s, void *router)
             continue;
         }
         if (env.kind == TS_ENV_PING) {
-            answer(s, router, id, (size_t) idn, &(ts_env_t) { .kind = TS_ENV_PONG, .seq = env.seq });
+            uint64_t flags = scene_health_store_failing(s->health) ? TS_ENV_DEGRADED : 0;
+            answer(s, router, id, (size_t) idn, &(ts_env_t) { .kind = TS_ENV_PONG, .seq = env.seq, .flags = flags });
             continue;
         }
         int w = scene_worker_of(env.player_id, s->opt.workers);
@@ -353,5 +361,10 @@ int scene_run(scene_t *s)
             ;
     }
     ts_log(s->log, TS_LOG_INFO, "stopping", NULL);
-    return 0;
+    /* the workers' last rows go to the store, and the store's last flush */
+    scene_admin_destroy(&s->admin);
+    for (int w = 0; w < s->opt.workers; w++)
+        scene_worker_destroy(&s->workers[w]);
+    int64_t lost = scene_writer_stop(s->writer);
+    return lost ? SCENE_EXIT_ROWS_LOST : 0;
 }

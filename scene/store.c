@@ -104,14 +104,19 @@ static const char *const sql[NSQL] = {
     "BEGIN",
     "COMMIT",
     "ROLLBACK",
-    /* a step written in two parts (a scene stopped in the middle of it) adds up */
+    /* a step comes in parts (scene/history.h), and from two scenes when one
+     * stopped in the middle of it: the counts add up; min and max are the
+     * extremes of all parts; the median and the jitter are the latest
+     * part's that has round trips (of the whole step so far, as one scene
+     * saw it) */
     "INSERT INTO player_latency_history (player_id, t_us, exchanges, lost, rtt_min_us, rtt_p50_us, rtt_max_us,"
     " jitter_us) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(player_id, t_us) DO UPDATE SET"
     " exchanges = exchanges + excluded.exchanges, lost = lost + excluded.lost,"
     " rtt_min_us = CASE WHEN rtt_min_us = 0 THEN excluded.rtt_min_us WHEN excluded.rtt_min_us = 0 THEN rtt_min_us"
     "  ELSE min(rtt_min_us, excluded.rtt_min_us) END,"
     " rtt_p50_us = CASE WHEN excluded.rtt_p50_us = 0 THEN rtt_p50_us ELSE excluded.rtt_p50_us END,"
-    " rtt_max_us = max(rtt_max_us, excluded.rtt_max_us), jitter_us = max(jitter_us, excluded.jitter_us)",
+    " rtt_max_us = max(rtt_max_us, excluded.rtt_max_us),"
+    " jitter_us = CASE WHEN excluded.rtt_p50_us = 0 THEN jitter_us ELSE excluded.jitter_us END",
     "DELETE FROM player_latency_history WHERE (t_us, player_id) IN"
     " (SELECT t_us, player_id FROM player_latency_history WHERE t_us < ? LIMIT ?)",
 };
@@ -149,6 +154,26 @@ static int upgrade_history(scene_store_t *self, char *err)
     return -1;
 }
 
+/* The checkpoint threshold is in pages, and a page is 64 KiB here (4 KiB
+ * in a database made before PAGE_SIZE): the default 1,000 pages let the
+ * WAL grow to 64 MiB, which refilled a disk freed by an operator in 3 s. */
+int scene_store_bound_wal(scene_store_t *self, int64_t bytes, char *err)
+{
+    sqlite3_stmt *st;
+    int64_t page = 0;
+    if (sqlite3_prepare_v2(self->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        page = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    char pragmas[128], why[TS_ERR_MAX / 2];
+    int64_t pages = page > 0 ? bytes / page : 0;
+    snprintf(pragmas, sizeof pragmas, "PRAGMA wal_autocheckpoint=%lld; PRAGMA journal_size_limit=%lld;",
+             (long long) (pages > 1 ? pages : 1), (long long) bytes);
+    if (page > 0 && sqlite3_exec(self->db, pragmas, NULL, NULL, NULL) == SQLITE_OK)
+        return 0;
+    snprintf(err, TS_ERR_MAX, "cannot bound the write-ahead log: %s", scene_db_why(self->db, why, sizeof why));
+    return -1;
+}
+
 int64_t scene_store_history_moved(const scene_store_t *self, int64_t *took_us)
 {
     *took_us = self->moved_us;
@@ -168,7 +193,7 @@ scene_store_t *scene_store_new(const char *path, char *err)
         free(self);
         return NULL;
     }
-    if (upgrade_history(self, err) < 0) {
+    if (upgrade_history(self, err) < 0 || scene_store_bound_wal(self, SCENE_STORE_WAL_BYTES, err) < 0) {
         scene_store_destroy(&self);
         return NULL;
     }
@@ -234,8 +259,9 @@ int scene_store_put(scene_store_t *self, const scene_row_t *rows, size_t n, char
 int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, const scene_history_row_t *hist,
                         size_t nhist, char *err)
 {
+    char why[TS_ERR_MAX / 2];
     if (step_once(self->st[BEGIN]) != SQLITE_DONE) {
-        snprintf(err, TS_ERR_MAX, "BEGIN: %s", sqlite3_errmsg(self->db));
+        snprintf(err, TS_ERR_MAX, "BEGIN: %s", scene_db_why(self->db, why, sizeof why));
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -243,7 +269,7 @@ int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, 
         if (rc == SQLITE_DONE && sqlite3_changes(self->db) == 0)
             rc = bind_step(self->st[INSERT], &rows[i]);
         if (rc != SQLITE_DONE) {
-            snprintf(err, TS_ERR_MAX, "UPDATE or INSERT: %s", sqlite3_errmsg(self->db));
+            snprintf(err, TS_ERR_MAX, "UPDATE or INSERT: %s", scene_db_why(self->db, why, sizeof why));
             step_once(self->st[ROLLBACK]);
             return -1;
         }
@@ -255,13 +281,13 @@ int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, 
         for (int f = 0; f < 8; f++)
             sqlite3_bind_int64(self->st[HISTORY], f + 1, v[f]);
         if (step_once(self->st[HISTORY]) != SQLITE_DONE) {
-            snprintf(err, TS_ERR_MAX, "HISTORY: %s", sqlite3_errmsg(self->db));
+            snprintf(err, TS_ERR_MAX, "HISTORY: %s", scene_db_why(self->db, why, sizeof why));
             step_once(self->st[ROLLBACK]);
             return -1;
         }
     }
     if (step_once(self->st[COMMIT]) != SQLITE_DONE) {
-        snprintf(err, TS_ERR_MAX, "COMMIT: %s", sqlite3_errmsg(self->db));
+        snprintf(err, TS_ERR_MAX, "COMMIT: %s", scene_db_why(self->db, why, sizeof why));
         step_once(self->st[ROLLBACK]);
         return -1;
     }

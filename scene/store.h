@@ -24,6 +24,14 @@ typedef struct sqlite3_stmt sqlite3_stmt;
  * NULL with a reason in err (TS_ERR_MAX bytes). */
 scene_store_t *scene_store_new(const char *path, char *err);
 void scene_store_destroy(scene_store_t **self_p);
+
+/* The most the write-ahead log may hold before it is checkpointed into the
+ * database, and the size its file is cut back to after (SQLite's
+ * wal_autocheckpoint, in pages, and journal_size_limit): a WAL that cannot
+ * outgrow this on its own, so a disk freed stays free. A new store starts
+ * at SCENE_STORE_WAL_BYTES. Returns 0, or -1 with the reason in err. */
+#define SCENE_STORE_WAL_BYTES (16LL << 20)
+int scene_store_bound_wal(scene_store_t *self, int64_t bytes, char *err);
 /* How many history rows the open moved from the first layout of
  * player_latency_history into today's (0: nothing to move), and how long it
  * took: about 1.2 s a million rows, once, for the scene to log. */

@@ -132,19 +132,25 @@ static void history_add(state_t *st, entry_t *e, int64_t real, int64_t rtt, bool
         keep_step(st, &done);
 }
 
+/* Dirty rows go to the writer, each with its player's history step so
+ * far (scene/history.h): a SIGKILL loses no more history than rows. */
 static void send_dirty(state_t *st)
 {
-    send_steps(st);
     for (size_t i = 0; i < st->ndirty;) {
         size_t n = 0;
         for (; n < ROWS_CHUNK && i < st->ndirty; n++, i++) {
-            scene_player_row(st->dirty[i]->player, &st->chunk[n]);
-            st->dirty[i]->dirty = false;
+            entry_t *e = st->dirty[i];
+            scene_player_row(e->player, &st->chunk[n]);
+            e->dirty = false;
+            scene_history_row_t part;
+            if (scene_history_part(&e->history, st->chunk[n].player_id, &part))
+                keep_step(st, &part);
         }
         const void *parts[] = { "R", st->chunk };
         const size_t lens[] = { 1, n * sizeof st->chunk[0] };
         scene_send(&st->to_writer, st->store, 0, 2, parts, lens);   /* failed: only at shutdown */
     }
+    send_steps(st);
     st->ndirty = 0;
 }
 

@@ -14,6 +14,9 @@
 #define RETRY_LOG_US 10000000  /* a failing store is logged again every 10 s */
 #define TRIM_US      10000000  /* the heap's free pages go back to the system every 10 s */
 #define EXPIRE_BATCH 1000      /* history rows deleted at most per flush: small transactions */
+#define HIST_MAX     (1 << 20) /* history parts held while the store fails: 80 MiB; then the oldest steps go */
+#define STOP_RETRY_US 5000000  /* at a stop, a failing store is retried this long */
+#define STOP_RETRY_MS 200
 
 typedef struct {
     scene_store_t *store;
@@ -21,6 +24,8 @@ typedef struct {
     int64_t        history_keep_us;
     ts_log_t      *log;
     scene_stats_t *stats;
+    scene_health_t *health;
+    int64_t        lost;      /* set at the stop: rows never written */
 } config_t;
 
 struct scene_writer_t {
@@ -60,6 +65,37 @@ static void answer_query(state_t *st, const scene_query_t *q)
     scene_send(&st->sender, st->to_worker[q->worker], 0, 2, parts, lens);   /* failed: the worker asks again */
 }
 
+/* History parts for the next flush. While the store fails they pile up:
+ * past HIST_MAX they are coalesced (one row a player's step), and past it
+ * still the oldest steps are dropped, counted and logged. */
+static void keep_history(state_t *st, const scene_history_row_t *rows, size_t n)
+{
+    if (st->nhist + n > HIST_MAX)
+        st->nhist = scene_history_coalesce(st->hist, st->nhist);
+    if (st->nhist + n > HIST_MAX) {   /* sorted by step now: the oldest first */
+        size_t drop = st->nhist + n - HIST_MAX;
+        drop = drop > st->nhist ? st->nhist : drop;
+        memmove(st->hist, st->hist + drop, (st->nhist - drop) * sizeof *st->hist);
+        st->nhist -= drop;
+        ts_metric_add(st->cfg->stats->store_dropped, drop);
+        ts_log(st->cfg->log, TS_LOG_ERROR, "store_history_dropped", "rows=%zu held=%d", drop, HIST_MAX);
+    }
+    if (st->nhist + n > st->hist_size) {
+        size_t size = st->hist_size ? st->hist_size : 256;
+        while (size < st->nhist + n)
+            size *= 2;
+        scene_history_row_t *grown = realloc(st->hist, size * sizeof *grown);
+        if (!grown) {
+            ts_metric_add(st->cfg->stats->store_dropped, n);
+            return;
+        }
+        st->hist = grown;
+        st->hist_size = size;
+    }
+    memcpy(st->hist + st->nhist, rows, n * sizeof *rows);
+    st->nhist += n;
+}
+
 /* Handles one message of the inbox. */
 static void on_message(state_t *st, zmsg_t *msg)
 {
@@ -72,19 +108,7 @@ static void on_message(state_t *st, zmsg_t *msg)
         for (size_t i = 0; i < zframe_size(body) / sizeof(scene_row_t); i++)
             scene_pending_put(st->pending, &rows[i]);   /* out of memory: the next exchange's row comes */
     } else if (k == 'H' && zframe_size(body) % sizeof(scene_history_row_t) == 0) {
-        size_t n = zframe_size(body) / sizeof(scene_history_row_t);
-        if (st->nhist + n > st->hist_size) {
-            size_t size = st->hist_size ? st->hist_size : 256;
-            while (size < st->nhist + n)
-                size *= 2;
-            scene_history_row_t *grown = realloc(st->hist, size * sizeof *grown);
-            if (!grown)
-                return;   /* out of memory: these steps are not kept */
-            st->hist = grown;
-            st->hist_size = size;
-        }
-        memcpy(st->hist + st->nhist, zframe_data(body), n * sizeof *st->hist);
-        st->nhist += n;
+        keep_history(st, (const scene_history_row_t *) zframe_data(body), zframe_size(body) / sizeof(scene_history_row_t));
     } else if (k == 'Q' && zframe_size(body) == sizeof(scene_query_t)) {
         scene_query_t q;
         memcpy(&q, zframe_data(body), sizeof q);
@@ -92,16 +116,19 @@ static void on_message(state_t *st, zmsg_t *msg)
     }
 }
 
-static void flush(state_t *st)
+/* One transaction with every pending row and history part. Returns 0, or
+ * -1 with everything kept for the next try. */
+static int flush(state_t *st)
 {
     if (st->cfg->history_keep_us > 0)   /* retention, a small batch a flush */
         scene_store_expire_history(st->cfg->store, ts_clock_real_us() - st->cfg->history_keep_us, EXPIRE_BATCH);
     size_t n = scene_pending_size(st->pending);
-    ts_metric_set(st->cfg->stats->store_pending, (int64_t) n);
+    ts_metric_set(st->cfg->stats->store_pending, (int64_t) (n + st->nhist));
     if (n == 0 && st->nhist == 0)
-        return;
+        return 0;
     /* in key order: each b-tree page is visited once, in turn, not at random */
     const scene_row_t *rows = scene_pending_sorted(st->pending);
+    st->nhist = scene_history_coalesce(st->hist, st->nhist);
     char err[TS_ERR_MAX];
     int64_t t0 = ts_clock_mono_us();
     int rc = scene_store_put_all(st->cfg->store, rows, n, st->hist, st->nhist, err);
@@ -114,18 +141,44 @@ static void flush(state_t *st)
         ts_metric_observe(st->cfg->stats->flush_seconds, (double) took / 1e6);
         ts_metric_observe(st->cfg->stats->flush_rows, (double) n);
         ts_metric_set(st->cfg->stats->store_pending, 0);
-        if (st->failing)
+        if (st->failing) {
             ts_log(st->cfg->log, TS_LOG_WARN, "store_recovered", "rows=%zu", n);
+            ts_metric_set(st->cfg->stats->store_failing, 0);
+            if (st->cfg->health)
+                scene_health_store_ok(st->cfg->health);
+        }
         st->failing = false;
-        return;
+        return 0;
     }
     ts_metric_add(st->cfg->stats->flush_errors, 1);
+    ts_metric_set(st->cfg->stats->store_failing, 1);
+    if (st->cfg->health)
+        scene_health_store_failed(st->cfg->health, err, (int64_t) (n + st->nhist));
     int64_t now = ts_clock_mono_us();
     if (!st->failing || now - st->last_error_log >= RETRY_LOG_US) {
-        ts_log(st->cfg->log, TS_LOG_ERROR, "store_write_failed", "rows=%zu error=\"%s\" action=retry", n, err);
+        ts_log(st->cfg->log, TS_LOG_ERROR, "store_write_failed", "rows=%zu history_rows=%zu error=\"%s\" action=retry",
+               n, st->nhist, err);
         st->last_error_log = now;
     }
     st->failing = true;
+    return -1;
+}
+
+/* The last flush at a stop: retried for STOP_RETRY_US while the store
+ * fails, then what is left is given up, counted and logged, and kept in
+ * cfg->lost for the scene's exit status. */
+static void last_flush(state_t *st)
+{
+    int64_t give_up = ts_clock_mono_us() + STOP_RETRY_US;
+    while (flush(st) < 0 && ts_clock_mono_us() < give_up)
+        zclock_sleep(STOP_RETRY_MS);
+    size_t rows = scene_pending_size(st->pending), hist = st->nhist;
+    if (rows + hist == 0)
+        return;
+    st->cfg->lost = (int64_t) (rows + hist);
+    ts_metric_add(st->cfg->stats->store_dropped, rows + hist);
+    ts_log(st->cfg->log, TS_LOG_ERROR, "store_rows_lost", "rows=%zu history_rows=%zu retried_s=%.0f", rows, hist,
+           STOP_RETRY_US / 1e6);
 }
 
 /* A backlog (queues that grew while the CPU was busy elsewhere) leaves free
@@ -197,10 +250,9 @@ static void writer_actor(zsock_t *pipe, void *args)
             next_trim = ts_clock_mono_us() + TRIM_US;
         }
     }
-    if (inbox) {   /* last words: everything the workers sent, then a final flush */
+    if (inbox && st.pending) {   /* last words: everything the workers sent, then a final flush */
         drain(&st, inbox);
-        for (int tries = 0; tries < 3 && st.pending && scene_pending_size(st.pending); tries++)
-            flush(&st);
+        last_flush(&st);
     }
     zpoller_destroy(&poller);
     for (int w = 0; st.to_worker_s && w < cfg->workers; w++)
@@ -213,12 +265,12 @@ static void writer_actor(zsock_t *pipe, void *args)
 }
 
 scene_writer_t *scene_writer_new(scene_store_t *store, int workers, int flush_ms, int64_t history_keep_us,
-                                 ts_log_t *log, scene_stats_t *stats)
+                                 ts_log_t *log, scene_stats_t *stats, scene_health_t *health)
 {
     scene_writer_t *self = calloc(1, sizeof *self);
     if (!self)
         return NULL;
-    self->cfg = (config_t) { store, workers, flush_ms, history_keep_us, log, stats };
+    self->cfg = (config_t) { store, workers, flush_ms, history_keep_us, log, stats, health, 0 };
     self->actor = zactor_new(writer_actor, &self->cfg);
     if (!self->actor) {
         scene_store_destroy(&self->cfg.store);
@@ -226,6 +278,12 @@ scene_writer_t *scene_writer_new(scene_store_t *store, int workers, int flush_ms
         return NULL;
     }
     return self;
+}
+
+int64_t scene_writer_stop(scene_writer_t *self)
+{
+    zactor_destroy(&self->actor);   /* waits for the last flush */
+    return self->cfg.lost;
 }
 
 void scene_writer_destroy(scene_writer_t **self_p)

@@ -9,6 +9,7 @@ Test(envelope, every_kind_round_trips)
     ts_env_t all[] = {
         { .kind = TS_ENV_PING, .seq = 9 },
         { .kind = TS_ENV_PONG, .seq = 9 },
+        { .kind = TS_ENV_PONG, .seq = 10, .flags = TS_ENV_DEGRADED },
         { .kind = TS_ENV_OPEN, .conn = 1ULL << 40, .player_id = 42 },
         { .kind = TS_ENV_CLOSE, .conn = 5, .player_id = 42 },
         { .kind = TS_ENV_KICK, .conn = 5, .player_id = 42 },
@@ -87,4 +88,17 @@ Test(envelope, a_batch_stops_at_the_first_bad_envelope)
     cr_assert_eq(ts_env_next(dec, buf, len - 1, &cut, &back), 1);
     cr_assert_eq(ts_env_next(dec, buf, len - 1, &cut, &back), -1);
     ts_decoder_destroy(&dec);
+}
+
+/* A PONG from a scene that sends no flags (before 2026-11-25) is a PONG
+ * with flags 0, and one whose flags are not an integer is refused. */
+Test(envelope, a_pong_without_flags_is_not_degraded)
+{
+    const uint8_t old[] = { 0x94, 0x02, 0x00, 0x00, 0x07 }, bad[] = { 0x95, 0x02, 0x00, 0x00, 0x07, 0xc0 };
+    ts_env_t e;
+    cr_assert_eq(ts_env_decode(old, sizeof old, &e), 0);
+    cr_assert_eq(e.kind, TS_ENV_PONG);
+    cr_assert_eq(e.seq, 7);
+    cr_assert_eq(e.flags, 0);
+    cr_assert_eq(ts_env_decode(bad, sizeof bad, &e), -1);
 }

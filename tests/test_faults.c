@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,4 +128,81 @@ Test(faults, gate_killed_under_players_comes_back_without_phantoms, .fini = stop
             (double) back / 1e6, (long long) json_integer_value(json_object_get(s, "disconnects")),
             (long long) json_integer_value(json_object_get(s, "reconnects")), (double) gone / 1e6);
     json_decref(s);
+}
+
+/* ---- SIGKILL in the middle of a history step ---------------------------------- */
+
+/* One exchange over fd: true when the shard measured it (SYNC_RESULT),
+ * false when the gate answered its SYNC_ACK UNAVAILABLE (the shard was
+ * being restarted). */
+static bool try_exchange(int fd, uint64_t seq)
+{
+    msgpack_unpacked m;
+    msgpack_unpacked_init(&m);
+    e2e_send(fd, "uui", (uint64_t) 16, seq, (int64_t) 1000);
+    cr_assert(e2e_recv(fd, &m, 2000), "a SYNC_REPLY");
+    cr_assert_eq(e2e_int(&m, 0), 17);
+    e2e_send(fd, "uuii", (uint64_t) 18, seq, (int64_t) 2000, (int64_t) 2001);
+    cr_assert(e2e_recv(fd, &m, 3000), "a SYNC_RESULT or an ERROR");
+    bool measured = e2e_int(&m, 0) == 19;
+    msgpack_unpacked_destroy(&m);
+    return measured;
+}
+
+static long long scene_exchanges(void)
+{
+    return e2e_metric(stack.admin_port[0], "ticksync_scene_exchanges_total")
+         + e2e_metric(stack.admin_port[0], "ticksync_scene_lost_total");
+}
+
+static int64_t real_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static const char *const step_3s[] = { "--history-step-s", "3", "--flush-ms", "100", NULL };
+
+/* The scene is SIGKILLed at three points of a 3 s history step (0.4 s,
+ * 1.5 s and 2.6 s in), each time 300 ms (three flush intervals) after the
+ * last exchange, and started again: every exchange the killed scenes had
+ * counted is in player_latency_history, the open steps' included. */
+Test(faults, sigkill_in_a_history_step_loses_no_history_older_than_a_flush, .fini = stop, .timeout = 120)
+{
+    e2e_start_cluster(&stack, 1, 1, true, NULL, step_3s);
+    enum { PLAYERS = 20 };
+    int fd[PLAYERS];
+    for (int p = 0; p < PLAYERS; p++)
+        fd[p] = e2e_login(stack.port[0], (uint64_t) (300 + p));
+    const int64_t step = 3000000, kill_at[] = { 400000, 1500000, 2600000 };
+    long long counted = 0, measured = 0;
+    uint64_t seq = 0;
+    for (int k = 0; k < 3; k++) {
+        /* exchanges until 300 ms before the kill point of the next step */
+        /* the step is in server (real) time */
+        int64_t real = real_us(), kill_real = real - real % step + step + kill_at[k];
+        int64_t quiet_from = kill_real - 300000;
+        while (real_us() < quiet_from) {
+            ++seq;
+            for (int p = 0; p < PLAYERS; p++)
+                measured += try_exchange(fd[p], seq);
+            e2e_sleep_us(100000);   /* within the gate's 20 SYNCs a second */
+        }
+        real = real_us();
+        if (kill_real > real)
+            e2e_sleep_us(kill_real - real);
+        counted += scene_exchanges();
+        kill(stack.scene[0], SIGKILL);
+        waitpid(stack.scene[0], NULL, 0);
+        e2e_start_scene(&stack, 0);
+    }
+    long long stored = e2e_db_query(stack.db[0], "SELECT total(exchanges) FROM player_latency_history");
+    fprintf(stderr, "faults: SIGKILL at 0.4, 1.5 and 2.6 s of a 3 s history step: %lld exchanges counted by the "
+            "killed scenes (%lld measured by the clients), %lld in the history, %lld lost\n",
+            counted, measured, stored, counted - stored);
+    cr_assert_gt(measured, 100);
+    cr_assert_eq(stored, counted, "every exchange older than a flush is in the history");
+    for (int p = 0; p < PLAYERS; p++)
+        close(fd[p]);
 }

@@ -29,7 +29,7 @@ static void setup(void)
     scene_store_t *store = scene_store_new(path, err);
     cr_assert_not_null(store, "%s", err);
     inbox = zsock_new_pull(scene_worker_endpoint(ep, '@', 0));   /* worker 0's inbox */
-    writer = scene_writer_new(store, 1, 100, 0, logger, &stats);
+    writer = scene_writer_new(store, 1, 100, 0, logger, &stats, NULL);
     cr_assert_not_null(writer);
     to_store = zsock_new_push(">" SCENE_EP_STORE);
     cr_assert_not_null(to_store);
