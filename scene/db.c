@@ -1,13 +1,36 @@
 /* scene/db.c - see db.h. */
 #include "db.h"
 
+#include <errno.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "store.h"
+
+/* The usual cause of a store that cannot be opened for writing, which
+ * SQLite words as "unable to open database file" with the errno of its
+ * last fallback: the file, or its folder (which takes the -wal and -shm
+ * files), cannot be written. Into buf with the system's reason; false
+ * when both can be. */
+static bool not_writable(const char *path, char *buf, size_t cap)
+{
+    if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
+        snprintf(buf, cap, "the file cannot be written: %s", strerror(errno));
+        return true;
+    }
+    char *copy = strdup(path);
+    const char *dir = copy ? dirname(copy) : ".";
+    bool bad = access(dir, W_OK) != 0;
+    if (bad)
+        snprintf(buf, cap, "its folder '%s' cannot be written: %s", dir, strerror(errno));
+    free(copy);
+    return bad;
+}
 
 int scene_db_open(sqlite3 **db, const char *path, int flags, const char *setup, const char *const migrate[],
                   const char *const sql[], sqlite3_stmt *st[], size_t n, const char *verb, char *err)
@@ -24,14 +47,13 @@ int scene_db_open(sqlite3 **db, const char *path, int flags, const char *setup, 
     if (rc == SQLITE_OK)
         return 0;
     char why[TS_ERR_MAX / 2];
-    if (*db)
-        scene_db_why(*db, why, sizeof why);
-    else
-        snprintf(why, sizeof why, "%s", sqlite3_errstr(rc));
-    char *copy = strdup(path);   /* a folder that cannot be written is the usual cause: name it */
-    snprintf(err, TS_ERR_MAX, "cannot %s database '%s': %s in folder '%s'", verb, path, why,
-             copy ? dirname(copy) : "?");
-    free(copy);
+    if (!((flags & SQLITE_OPEN_READWRITE) && not_writable(path, why, sizeof why))) {
+        if (*db)
+            scene_db_why(*db, why, sizeof why);
+        else
+            snprintf(why, sizeof why, "%s", sqlite3_errstr(rc));
+    }
+    snprintf(err, TS_ERR_MAX, "cannot %s database '%s': %s", verb, path, why);
     scene_db_close(db, st, n);
     return -1;
 }

@@ -15,8 +15,9 @@
  * each of migrate[] (NULL-terminated, or NULL) whose failure only means it
  * was done before (ADD COLUMN on a table that has it), and prepares sql[i]
  * into st[i] for i < n. Returns 0, or -1 with
- * "cannot <verb> database 'path': why (system error) in folder 'dir'" in
- * err (TS_ERR_MAX bytes); then whatever was opened is closed again. */
+ * "cannot <verb> database 'path': why" in err (TS_ERR_MAX bytes), why
+ * naming the system's reason (a file or folder that cannot be written:
+ * which, and why); then whatever was opened is closed again. */
 int scene_db_open(sqlite3 **db, const char *path, int flags, const char *setup, const char *const migrate[],
                   const char *const sql[], sqlite3_stmt *st[], size_t n, const char *verb, char *err);
 /* SQLite's message for the last error on db, with the system's own when

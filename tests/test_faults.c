@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -205,4 +208,242 @@ Test(faults, sigkill_in_a_history_step_loses_no_history_older_than_a_flush, .fin
     cr_assert_eq(stored, counted, "every exchange older than a flush is in the history");
     for (int p = 0; p < PLAYERS; p++)
         close(fd[p]);
+}
+
+/* ---- a full disk ------------------------------------------------------------------ */
+
+/* The stack's folder is an 8 MiB tmpfs, made before the stack starts in it. */
+static char tmpfs_dir[64];
+
+static void start_on_tmpfs(const char *const *scene_extra)
+{
+    snprintf(tmpfs_dir, sizeof tmpfs_dir, "/tmp/ts-e2e-%d", (int) getpid());
+    mkdir(tmpfs_dir, 0755);
+    cr_assert_eq(mount("tmpfs", tmpfs_dir, "tmpfs", 0, "size=8m"), 0,
+                 "mount a tmpfs (the fault suite runs as root, as CI does)");
+    e2e_start_cluster(&stack, 1, 1, true, NULL, scene_extra);
+    cr_assert_str_eq(stack.dir, tmpfs_dir);
+}
+
+static void stop_on_tmpfs(void)
+{
+    umount2(tmpfs_dir, MNT_DETACH);   /* first: the folder is then removed as any other */
+    e2e_stop(&stack);
+}
+
+static long long free_bytes(void)
+{
+    struct statvfs v;
+    cr_assert_eq(statvfs(tmpfs_dir, &v), 0);
+    return (long long) v.f_bavail * (long long) v.f_frsize;
+}
+
+static void fill(const char *name, int mib)   /* mib 0: until the disk is full */
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "dd if=/dev/zero of=%s/%s bs=64k %s%d 2>/dev/null; true", tmpfs_dir, name,
+             mib ? "count=" : "count=1000000", mib * 16);
+    cr_assert_eq(e2e_run(cmd, NULL), 0);
+}
+
+static void unfill(const char *name)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", tmpfs_dir, name);
+    cr_assert_eq(unlink(path), 0);
+}
+
+/* A round of exchanges for every player; all must be measured. */
+static void round_of(int *fd, int n, uint64_t seq)
+{
+    for (int p = 0; p < n; p++)
+        cr_assert(try_exchange(fd[p], seq), "player %d measured in round %llu", p, (unsigned long long) seq);
+}
+
+/* The scene's or gate's /healthz: its status code, and the body. */
+static int health(int port, char **body)
+{
+    return e2e_http_get(port, "/healthz", body);
+}
+
+static const char *const wal_1mb[] = { "--wal-mb", "1", NULL };
+
+/* The disk fills under a running scene: it goes on measuring; /healthz
+ * says 503 with the reason, the gate shows the shard degraded, the gauge
+ * says 1 and the log says why, within a second. 3 MiB freed: it recovers
+ * and the WAL (bounded at 1 MiB) leaves the freed space free. */
+Test(faults, a_full_disk_is_seen_bounded_and_its_losses_told, .fini = stop_on_tmpfs, .timeout = 120)
+{
+    start_on_tmpfs(wal_1mb);
+    enum { PLAYERS = 20 };
+    int fd[PLAYERS];
+    for (int p = 0; p < PLAYERS; p++)
+        fd[p] = e2e_login(stack.port[0], (uint64_t) (700 + p));
+    uint64_t seq = 0;
+    for (int i = 0; i < 3; i++, e2e_sleep_us(100000))
+        round_of(fd, PLAYERS, ++seq);
+    char *body = NULL;
+    cr_assert_eq(health(stack.admin_port[0], &body), 200, "%s", body);
+    free(body);
+
+    fill("spare", 3);
+    fill("filler", 0);
+    int64_t t0 = e2e_mono_us(), seen = -1, degraded = -1;
+    while (e2e_mono_us() - t0 < 3000000 && (seen < 0 || degraded < 0)) {
+        round_of(fd, PLAYERS, ++seq);   /* measured all along: the rows wait in memory */
+        e2e_sleep_us(100000);
+        if (seen < 0 && health(stack.admin_port[0], NULL) == 503)
+            seen = e2e_mono_us() - t0;
+        char *g = NULL;
+        if (degraded < 0 && health(stack.metrics_port[0], &g) == 200 && strstr(g, "\"degraded\""))
+            degraded = e2e_mono_us() - t0;
+        free(g);
+    }
+    cr_assert_geq(seen, 0, "the scene's /healthz says 503 while rows cannot be written");
+    cr_assert_geq(degraded, 0, "the gate's /healthz shows the shard degraded");
+    cr_assert_eq(health(stack.admin_port[0], &body), 503);
+    cr_assert(strstr(body, "store failing") && strstr(body, "full"), "the reason: %s", body);
+    free(body);
+    cr_assert(health(stack.metrics_port[0], &body) == 200 && strstr(body, "\"shards_degraded\":[0]"), "%s", body);
+    free(body);
+    cr_assert_eq(e2e_metric(stack.admin_port[0], "ticksync_scene_store_failing"), 1);
+    cr_assert_eq(e2e_metric(stack.metrics_port[0], "ticksync_gate_shards_degraded"), 1);
+    cr_assert(e2e_file_contains(stack.scene_log[0], "event=store_write_failed"));
+
+    unfill("spare");   /* 3 MiB freed */
+    int64_t t1 = e2e_mono_us(), recovered = -1;
+    while (recovered < 0 && e2e_mono_us() - t1 < 3000000) {
+        round_of(fd, PLAYERS, ++seq);
+        e2e_sleep_us(100000);
+        if (health(stack.admin_port[0], NULL) == 200)
+            recovered = e2e_mono_us() - t1;
+    }
+    cr_assert_geq(recovered, 0, "healthy again once the disk has room");
+    long long freed = free_bytes();
+    for (int i = 0; i < 30; i++, e2e_sleep_us(100000))   /* 3 s more of exchanges */
+        round_of(fd, PLAYERS, ++seq);
+    long long left = free_bytes();
+    char wal[128];
+    struct stat st;
+    snprintf(wal, sizeof wal, "%s-wal", stack.db[0]);
+    long long wal_bytes = stat(wal, &st) == 0 ? (long long) st.st_size : -1;
+    cr_assert_geq(left, 3LL << 19, "the WAL (bound 1 MiB) left at least 1.5 of the 3 MiB freed: %lld free", left);
+    cr_assert_eq(e2e_db_value(stack.db[0], 700, "samples"), (int64_t) seq, "every exchange is in the row");
+
+    fprintf(stderr,
+            "faults: disk full: scene /healthz 503 after %.2f s, gate degraded after %.2f s, measuring all along; "
+            "3 MiB freed: recovered in %.2f s, %.2f MiB free then, %.2f MiB after 3 s more (WAL %.2f MiB, bound 1)\n",
+            seen / 1e6, degraded / 1e6, recovered / 1e6, freed / 1048576.0, left / 1048576.0, wal_bytes / 1048576.0);
+    for (int p = 0; p < PLAYERS; p++)
+        close(fd[p]);
+}
+
+/* SIGTERM while the disk is full: the scene retries its last flush for
+ * 5 s, then exits 3 and logs the rows it loses (it used to exit 0 at once,
+ * saying only "stop"). */
+Test(faults, sigterm_on_a_full_disk_exits_3_and_tells_the_rows_lost, .fini = stop_on_tmpfs, .timeout = 120)
+{
+    start_on_tmpfs(NULL);
+    enum { PLAYERS = 10 };
+    int fd[PLAYERS];
+    for (int p = 0; p < PLAYERS; p++)
+        fd[p] = e2e_login(stack.port[0], (uint64_t) (900 + p));
+    uint64_t seq = 0;
+    round_of(fd, PLAYERS, ++seq);
+    e2e_sleep_us(300000);
+    fill("filler", 0);
+    for (int i = 0; i < 30 && health(stack.admin_port[0], NULL) != 503; i++, e2e_sleep_us(100000))
+        round_of(fd, PLAYERS, ++seq);
+    cr_assert_eq(health(stack.admin_port[0], NULL), 503, "the store fails on the full disk");
+    int64_t t0 = e2e_mono_us();
+    kill(stack.scene[0], SIGTERM);
+    int status = 0;
+    cr_assert_eq(waitpid(stack.scene[0], &status, 0), stack.scene[0]);
+    stack.scene[0] = 0;
+    int64_t took = e2e_mono_us() - t0;
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 3, "a stop that loses rows exits 3, not %d", status);
+    cr_assert(e2e_file_contains(stack.scene_log[0], "event=store_rows_lost rows="), "and says how many");
+    cr_assert(e2e_file_contains(stack.scene_log[0], "event=stop status=3 reason=rows_lost"));
+    cr_assert_geq(took, 4500000, "it retried before giving up");
+    fprintf(stderr, "faults: SIGTERM on a full disk: exit 3 after %.1f s of retries, the rows lost logged\n",
+            took / 1e6);
+    for (int p = 0; p < PLAYERS; p++)
+        close(fd[p]);
+}
+
+/* ---- a store file that is not one, a folder that cannot be written ------------- */
+
+/* Runs the scene on db and returns its exit status, its output in *out. */
+static int scene_on(const char *db, char **out)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --db %s --bind tcp://127.0.0.1:%d --admin 127.0.0.1:%d 2>&1", TS_SCENE_BIN, db,
+             stack.scene_port[0], stack.admin_port[0]);
+    return e2e_run(cmd, out);
+}
+
+static void one_line_naming(const char *out, const char *cause)
+{
+    cr_assert(strstr(out, cause), "names the cause '%s': %s", cause, out);
+    cr_assert(strchr(out, '\n') == out + strlen(out) - 1, "in one line: %s", out);
+}
+
+/* A corrupt file and a file of another kind are refused with one line
+ * saying so (exit 1, nothing written to them); a zero-length file is an
+ * empty database, which the scene makes its store and serves from. */
+Test(faults, a_store_file_that_is_not_one_is_refused_in_one_line, .fini = stop, .timeout = 60)
+{
+    e2e_start(&stack, false, NULL);
+    mkdir(stack.dir, 0755);   /* a stack with no scene has not made it */
+    char path[128], cmd[256], *out = NULL;
+    snprintf(path, sizeof path, "%s/corrupt.db", stack.dir);
+    snprintf(cmd, sizeof cmd, "head -c 65536 /dev/urandom > %s", path);
+    cr_assert_eq(e2e_run(cmd, NULL), 0);
+    cr_assert_eq(scene_on(path, &out), 1);
+    one_line_naming(out, "file is not a database");
+    free(out);
+    snprintf(path, sizeof path, "%s/foreign.db", stack.dir);
+    snprintf(cmd, sizeof cmd, "printf 'player_id,rtt\\n1,20\\n' > %s", path);
+    cr_assert_eq(e2e_run(cmd, NULL), 0);
+    cr_assert_eq(scene_on(path, &out), 1);
+    one_line_naming(out, "file is not a database");
+    free(out);
+    snprintf(cmd, sizeof cmd, "cat %s", path);
+    cr_assert_eq(e2e_run(cmd, &out), 0);
+    cr_assert_str_eq(out, "player_id,rtt\n1,20\n", "the foreign file is left as it was");
+    free(out);
+
+    FILE *empty = fopen(stack.db[0], "w");   /* zero bytes, where the stack's scene keeps its store */
+    cr_assert_not_null(empty);
+    fclose(empty);
+    e2e_start_scene(&stack, 0);
+    int fd = e2e_login(stack.port[0], 77);
+    uint64_t seq = 0;
+    for (int i = 0; i < 20 && !try_exchange(fd, ++seq); i++)   /* the gate finds the shard within a second */
+        e2e_sleep_us(100000);
+    e2e_sleep_us(300000);
+    cr_assert_eq(e2e_db_value(stack.db[0], 77, "samples"), 1, "a zero-length file became the store");
+    close(fd);
+    fprintf(stderr, "faults: corrupt and foreign files refused in one line (exit 1); a zero-length file became the store\n");
+}
+
+/* A read-only mount under the store's path: the scene exits 1 with one
+ * line naming the folder and the system's reason (it used to say only
+ * "unable to open database file"). */
+Test(faults, a_read_only_folder_is_named_with_its_reason, .fini = stop, .timeout = 60)
+{
+    e2e_start(&stack, false, NULL);
+    mkdir(stack.dir, 0755);
+    char ro[128], db[160], *out = NULL;
+    snprintf(ro, sizeof ro, "%s/ro", stack.dir);
+    mkdir(ro, 0755);
+    cr_assert_eq(mount("tmpfs", ro, "tmpfs", MS_RDONLY, "size=1m"), 0, "mount a read-only tmpfs (as root)");
+    snprintf(db, sizeof db, "%s/scene.db", ro);
+    int rc = scene_on(db, &out);
+    umount2(ro, MNT_DETACH);
+    cr_assert_eq(rc, 1);
+    one_line_naming(out, "Read-only file system");
+    cr_assert(strstr(out, ro), "names the folder: %s", out);
+    fprintf(stderr, "faults: read-only folder: %s", out);
+    free(out);
 }
