@@ -451,3 +451,45 @@ Test(faults, a_read_only_folder_is_named_with_its_reason, .fini = stop, .timeout
     fprintf(stderr, "faults: read-only folder: %s", out);
     free(out);
 }
+
+/* ---- a scene down ------------------------------------------------------------------ */
+
+/* The scene stopped for 5 s under ten players syncing twice a second:
+ * every SYNC is still answered by the gate (its ACK gets UNAVAILABLE: not
+ * measured), and measurements resume within 2 s of the scene's return.
+ * (test_e2e_client holds the library's clock through a 20 s outage.) */
+Test(faults, a_scene_down_stops_no_clock_and_measuring_resumes_within_2_s, .fini = stop, .timeout = 60)
+{
+    e2e_start(&stack, true, NULL);
+    enum { PLAYERS = 10 };
+    int fd[PLAYERS];
+    login_all(fd, PLAYERS, 1100);
+    uint64_t seq = 0;
+    round_of(fd, PLAYERS, ++seq);
+    cr_assert_eq(e2e_term(stack.scene[0]), 0);
+    stack.scene[0] = 0;
+    e2e_sleep_us(1000000);   /* the gate has seen it go (800 ms without a PONG) */
+    int answered = 0;
+    for (int64_t t0 = e2e_mono_us(); e2e_mono_us() - t0 < 5000000; e2e_sleep_us(500000)) {
+        ++seq;
+        for (int p = 0; p < PLAYERS; p++, answered++)
+            e2e_sync_unmeasured(fd[p], seq);   /* SYNC_REPLY, then UNAVAILABLE for the ACK */
+    }
+    e2e_start_scene(&stack, 0);
+    int64_t t1 = e2e_mono_us(), resumed = -1;
+    while (resumed < 0 && e2e_mono_us() - t1 < 2000000) {
+        bool all = true;
+        ++seq;
+        for (int p = 0; p < PLAYERS; p++)
+            all = try_exchange(fd[p], seq) && all;
+        if (all)
+            resumed = e2e_mono_us() - t1;
+        else
+            e2e_sleep_us(100000);
+    }
+    cr_assert_geq(resumed, 0, "every player measured again within 2 s of the scene's return");
+    fprintf(stderr, "faults: scene down 5 s: %d SYNCs answered by the gate, 0 refused; every player measured "
+            "again %.2f s after the scene's start\n", answered, resumed / 1e6);
+    for (int p = 0; p < PLAYERS; p++)
+        close(fd[p]);
+}
