@@ -435,16 +435,9 @@ int64_t e2e_exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t tur
 
 int64_t e2e_db_value(const char *db, uint64_t player, const char *column)
 {
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT %s FROM player_latency WHERE player_id = %llu", column, (unsigned long long) player);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : INT64_MIN;
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
+    return e2e_db_query(db, sql);
 }
 
 int64_t e2e_db_query(const char *db, const char *sql)

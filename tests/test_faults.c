@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "e2e.h"
 
 static e2e_stack_t stack;
@@ -165,13 +165,6 @@ static long long scene_exchanges(void)
          + e2e_metric(stack.admin_port[0], "ticksync_scene_lost_total");
 }
 
-static int64_t real_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static const char *const step_3s[] = { "--history-step-s", "3", "--flush-ms", "100", NULL };
 
 /* The scene is SIGKILLed at three points of a 3 s history step (0.4 s,
@@ -190,15 +183,15 @@ Test(faults, sigkill_in_a_history_step_loses_no_history_older_than_a_flush, .fin
     for (int k = 0; k < 3; k++) {
         /* exchanges until 300 ms before the kill point of the next step */
         /* the step is in server (real) time */
-        int64_t real = real_us(), kill_real = real - real % step + step + kill_at[k];
+        int64_t real = ts_clock_real_us(), kill_real = real - real % step + step + kill_at[k];
         int64_t quiet_from = kill_real - 300000;
-        while (real_us() < quiet_from) {
+        while (ts_clock_real_us() < quiet_from) {
             ++seq;
             for (int p = 0; p < PLAYERS; p++)
                 measured += try_exchange(fd[p], seq);
             e2e_sleep_us(100000);   /* within the gate's 20 SYNCs a second */
         }
-        real = real_us();
+        real = ts_clock_real_us();
         if (kill_real > real)
             e2e_sleep_us(kill_real - real);
         counted += scene_exchanges();
