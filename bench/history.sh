@@ -71,7 +71,7 @@ for step in $steps; do
        "(predicted: ${players} a step, the last step ended by some only); database ${bytes} bytes"
   if [ "$step" = 86400 ]; then
     base_bytes=$bytes base_rows=$rows
-  elif [ "$rows" -gt "$base_rows" ]; then
+  elif [ -n "${base_rows:-}" ] && [ "$rows" -gt "$base_rows" ]; then
     awk -v b=$((bytes - base_bytes)) -v r=$((rows - base_rows)) -v p="$players" 'BEGIN {
       printf "  %.1f bytes per history row; a day at the 60 s step, %d players: %.1f GB\n", b / r, p, b / r * p * 1440 / 1e9 }'
   fi

@@ -17,12 +17,11 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The step's part since the last one: its new exchanges and losses, and
- * the round-trip figures of the whole step so far. */
-static void fill_part(scene_history_t *h, uint64_t player_id, scene_history_row_t *part)
+/* The step so far, as a row. */
+static void fill_row(const scene_history_t *h, uint64_t player_id, scene_history_row_t *part)
 {
-    *part = (scene_history_row_t) { .player_id = player_id, .t_us = h->t_us, .exchanges = h->exchanges - h->written,
-                                     .lost = h->lost - h->written_lost, .rtt_min_us = h->n ? h->min : 0,
+    *part = (scene_history_row_t) { .player_id = player_id, .t_us = h->t_us, .exchanges = h->exchanges,
+                                     .lost = h->lost, .rtt_min_us = h->n ? h->min : 0,
                                      .rtt_max_us = h->n ? h->max : 0 };
     if (h->n) {   /* the samples stay in arrival order: a copy is sorted */
         uint32_t sorted[SCENE_HISTORY_SAMPLES];
@@ -32,24 +31,17 @@ static void fill_part(scene_history_t *h, uint64_t player_id, scene_history_row_
     }
     part->jitter_us = h->jitter_n ? (int64_t) llround(h->jitter_sum / h->jitter_n) : 0;
     part->seen = h->exchanges;
-    h->written = h->exchanges;
-    h->written_lost = h->lost;
 }
 
-static bool unwritten(const scene_history_t *h)
-{
-    return h->t_us && h->exchanges > h->written;
-}
-
-/* Ends the step: its last part to *done when it has one. */
+/* Ends the step: its row to *done when it had exchanges. */
 static bool close_step(scene_history_t *h, uint64_t player_id, scene_history_row_t *done)
 {
-    bool part = unwritten(h);
-    if (part)
-        fill_part(h, player_id, done);
+    bool had = h->t_us && h->exchanges > 0;
+    if (had)
+        fill_row(h, player_id, done);
     int64_t step = h->step_us;
     scene_history_init(h, step);
-    return part;
+    return had;
 }
 
 bool scene_history_add(scene_history_t *h, uint64_t player_id, int64_t now_us, int64_t rtt, bool lost,
@@ -90,12 +82,12 @@ bool scene_history_flush(scene_history_t *h, uint64_t player_id, int64_t now_us,
     return close_step(h, player_id, done);
 }
 
-bool scene_history_part(scene_history_t *h, uint64_t player_id, scene_history_row_t *done)
+void scene_history_open(const scene_history_t *h, uint64_t player_id, scene_history_row_t *row)
 {
-    if (!unwritten(h))
-        return false;
-    fill_part(h, player_id, done);
-    return true;
+    if (h->t_us && h->exchanges > 0)
+        fill_row(h, player_id, row);
+    else
+        *row = (scene_history_row_t) { .player_id = player_id };
 }
 
 static int cmp_key(const void *a, const void *b)

@@ -5,12 +5,14 @@
  * min / median / max, and the jitter (the mean change between consecutive
  * round trips, as RFC 3550 measures interarrival jitter).
  *
- * A step reaches the store in parts, so that a SIGKILL loses no more of it
- * than of the latency rows (one flush interval): each time the player's row
- * leaves for the writer, scene_history_part gives the step's exchanges and
- * losses since the last part, with the round-trip figures of the whole step
- * so far. The store adds the counts up and keeps the latest figures
- * (scene/store.c), which is the whole step's once its last part is in.
+ * So that a SIGKILL loses no more of a step than of the latency rows (one
+ * flush interval), the open step rides in the player's row: each time the
+ * row leaves for the writer, scene_history_open gives the step so far, and
+ * the store keeps it in player_latency's step_* columns. A scene that
+ * starts moves the steps it finds there into the history (scene/store.c).
+ * A step can so come in parts (a scene stopped in the middle of it, or a
+ * player evicted and back): the store adds the counts up and keeps the
+ * latest part's figures.
  *
  * A value type embedded in each player; a step holds up to
  * SCENE_HISTORY_SAMPLES round trips (a client at the default 1 a second
@@ -29,14 +31,13 @@ typedef struct {
     int64_t  t_us;          /* the step's start, server time */
     int64_t  exchanges, lost;
     int64_t  rtt_min_us, rtt_p50_us, rtt_max_us, jitter_us;
-    int64_t  seen;          /* the step's exchanges so far when this part was made: the later part has more */
+    int64_t  seen;          /* the step's exchanges when this row was made: of two parts, the later has more */
 } scene_history_row_t;
 
 typedef struct {
     int64_t  step_us;
     int64_t  t_us;          /* the current step's start; 0: none yet */
     int64_t  exchanges, lost;
-    int64_t  written, written_lost;   /* of exchanges and lost: in parts given already */
     uint32_t rtt[SCENE_HISTORY_SAMPLES];
     int      n;
     int64_t  min, max, last;
@@ -47,18 +48,15 @@ typedef struct {
 void scene_history_init(scene_history_t *h, int64_t step_us);
 /* An exchange at server time now_us: its round trip (rtt < 0: invalid, or
  * lost when lost). When it starts a new step and the previous one had
- * exchanges not yet given in a part, that step's last part is written to
- * *done and true returned. */
+ * exchanges, that step's row is written to *done and true returned. */
 bool scene_history_add(scene_history_t *h, uint64_t player_id, int64_t now_us, int64_t rtt, bool lost,
                        scene_history_row_t *done);
-/* The current step's last part, if it ended by now_us (the player fell
- * silent; INT64_MAX: at a stop) and has exchanges not given yet: written to
- * *done and true returned. An ended step is cleared either way. */
+/* The current step's row, if it ended by now_us (the player fell silent;
+ * INT64_MAX: at a stop or an eviction) and had exchanges: written to *done
+ * and true returned. An ended step is cleared either way. */
 bool scene_history_flush(scene_history_t *h, uint64_t player_id, int64_t now_us, scene_history_row_t *done);
-/* The open step's exchanges since the last part, with the figures of the
- * step so far: written to *done and true returned; false when there is
- * nothing new. */
-bool scene_history_part(scene_history_t *h, uint64_t player_id, scene_history_row_t *done);
+/* The open step so far, for the player's row; t_us 0 when there is none. */
+void scene_history_open(const scene_history_t *h, uint64_t player_id, scene_history_row_t *row);
 
 /* Sorts n parts into the store's key order (step, then player) and merges
  * the parts of one player's step into one, as the store would (counts

@@ -155,6 +155,7 @@ void scene_player_row(const scene_player_t *self, scene_row_t *row)
     row->srtt_us = ts_rtt_srtt(&self->rtt);
     row->rttvar_us = ts_rtt_rttvar(&self->rtt);
     row->min_rtt_us = self->rtt.min_rtt;
+    row->step = (scene_history_row_t) { .player_id = row->player_id };   /* the worker's to fill */
 }
 
 void scene_player_restore(scene_player_t *self, const scene_row_t *row)

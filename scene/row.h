@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "history.h"
+
 typedef struct {
     uint64_t player_id;
     int64_t  rtt_us;            /* last valid sample */
@@ -18,6 +20,8 @@ typedef struct {
     int64_t  clock_rate_ppm;    /* the client's clock rate against the server's (+: fast), when known */
     int64_t  clock_rate_known;  /* 0: not yet (stored as NULL) */
     int64_t  speed_flag;        /* 1 while |clock_rate_ppm| is over the speed bound */
+    scene_history_row_t step;   /* the open history step so far (t_us 0: none), columns step_*: written
+                                 * with the row, so a SIGKILL loses no more history than rows */
 } scene_row_t;
 
 #endif

@@ -15,7 +15,7 @@
 #include "db.h"
 #include "err.h"
 
-enum { UPDATE, INSERT, SELECT, BEGIN, COMMIT, ROLLBACK, HISTORY, EXPIRE, NSQL };   /* the statements, in the order of sql[] */
+enum { UPDATE, INSERT, SELECT, BEGIN, COMMIT, ROLLBACK, HISTORY, CLOSE_STEP, EXPIRE, NSQL };   /* the statements, in the order of sql[] */
 
 struct scene_store_t {
     sqlite3      *db;
@@ -30,6 +30,39 @@ struct scene_store_t {
     "(player_id INTEGER NOT NULL, t_us INTEGER NOT NULL, exchanges INTEGER NOT NULL, lost INTEGER NOT NULL," \
     " rtt_min_us INTEGER NOT NULL, rtt_p50_us INTEGER NOT NULL, rtt_max_us INTEGER NOT NULL," \
     " jitter_us INTEGER NOT NULL, PRIMARY KEY (t_us, player_id)) WITHOUT ROWID;"
+
+/* The open history step's columns on player_latency (scene/history.h): its
+ * start (0: none), and the figures so far of player_latency_history's row. */
+#define STEP_COLUMNS "step_t_us, step_exchanges, step_lost, step_rtt_min_us, step_rtt_p50_us, step_rtt_max_us, step_jitter_us"
+#define STEP_TABLE \
+    "step_t_us INTEGER NOT NULL DEFAULT 0, step_exchanges INTEGER NOT NULL DEFAULT 0," \
+    " step_lost INTEGER NOT NULL DEFAULT 0, step_rtt_min_us INTEGER NOT NULL DEFAULT 0," \
+    " step_rtt_p50_us INTEGER NOT NULL DEFAULT 0, step_rtt_max_us INTEGER NOT NULL DEFAULT 0," \
+    " step_jitter_us INTEGER NOT NULL DEFAULT 0"
+
+/* How a step's row meets one already stored for the same step, when a step
+ * comes in parts (scene/history.h), or from two scenes when one stopped in
+ * the middle of it: the counts add up; min and max are the extremes of all
+ * parts; the median and the jitter are the latest part's that has round
+ * trips (of the whole step so far, as one scene saw it). */
+#define HISTORY_MERGE \
+    " ON CONFLICT(player_id, t_us) DO UPDATE SET" \
+    " exchanges = exchanges + excluded.exchanges, lost = lost + excluded.lost," \
+    " rtt_min_us = CASE WHEN rtt_min_us = 0 THEN excluded.rtt_min_us WHEN excluded.rtt_min_us = 0 THEN rtt_min_us" \
+    "  ELSE min(rtt_min_us, excluded.rtt_min_us) END," \
+    " rtt_p50_us = CASE WHEN excluded.rtt_p50_us = 0 THEN rtt_p50_us ELSE excluded.rtt_p50_us END," \
+    " rtt_max_us = max(rtt_max_us, excluded.rtt_max_us)," \
+    " jitter_us = CASE WHEN excluded.rtt_p50_us = 0 THEN jitter_us ELSE excluded.jitter_us END"
+
+/* At the open, the steps a SIGKILL left open go to the history, in one
+ * transaction with their clearing (the scene starts every step anew). */
+static const char *const close_open_steps =
+    "BEGIN;"
+    "INSERT INTO player_latency_history (player_id, t_us, exchanges, lost, rtt_min_us, rtt_p50_us, rtt_max_us,"
+    " jitter_us) SELECT player_id, " STEP_COLUMNS " FROM player_latency WHERE step_t_us != 0" HISTORY_MERGE ";"
+    "UPDATE player_latency SET step_t_us = 0, step_exchanges = 0, step_lost = 0, step_rtt_min_us = 0,"
+    " step_rtt_p50_us = 0, step_rtt_max_us = 0, step_jitter_us = 0 WHERE step_t_us != 0;"
+    "COMMIT;";
 
 /* 64 KiB pages (SQLite's largest; its default is 4 KiB), for a database made
  * new (a page size is fixed once a WAL database has a page). Players sync at
@@ -56,7 +89,7 @@ static const char *setup =
     " lost INTEGER NOT NULL, client_rtt_us INTEGER NOT NULL, client_offset_us INTEGER NOT NULL,"
     " updated_at_us INTEGER NOT NULL, lag_flag INTEGER NOT NULL DEFAULT 0,"
     " lag_strikes INTEGER NOT NULL DEFAULT 0, online INTEGER NOT NULL DEFAULT 0,"
-    " clock_rate_ppm INTEGER, speed_flag INTEGER NOT NULL DEFAULT 0);"
+    " clock_rate_ppm INTEGER, speed_flag INTEGER NOT NULL DEFAULT 0, " STEP_TABLE ");"
     /* No index on srtt_us: every upsert moved the player's entry in it, 40 % of
      * the store thread at 300k/s (RESULTS 9d); the admin's ranks scan instead. */
     "DROP INDEX IF EXISTS player_latency_srtt;"
@@ -87,6 +120,13 @@ static const char *const move_history =
 static const char *const migrate[] = {
     "ALTER TABLE player_latency ADD COLUMN clock_rate_ppm INTEGER",
     "ALTER TABLE player_latency ADD COLUMN speed_flag INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE player_latency ADD COLUMN step_t_us INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE player_latency ADD COLUMN step_exchanges INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE player_latency ADD COLUMN step_lost INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE player_latency ADD COLUMN step_rtt_min_us INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE player_latency ADD COLUMN step_rtt_p50_us INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE player_latency ADD COLUMN step_rtt_max_us INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE player_latency ADD COLUMN step_jitter_us INTEGER NOT NULL DEFAULT 0",
     NULL,
 };
 
@@ -98,25 +138,19 @@ static const char *const sql[NSQL] = {
      * for its DO UPDATE (RESULTS 9f) */
     "UPDATE player_latency SET rtt_us=?2, srtt_us=?3, rttvar_us=?4, min_rtt_us=?5, samples=?6, invalid=?7,"
     " lost=?8, client_rtt_us=?9, client_offset_us=?10, updated_at_us=?11, lag_flag=?12, lag_strikes=?13,"
-    " online=?14, clock_rate_ppm=?15, speed_flag=?16 WHERE player_id=?1",
-    "INSERT INTO player_latency (" COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " online=?14, clock_rate_ppm=?15, speed_flag=?16, step_t_us=?17, step_exchanges=?18, step_lost=?19,"
+    " step_rtt_min_us=?20, step_rtt_p50_us=?21, step_rtt_max_us=?22, step_jitter_us=?23 WHERE player_id=?1",
+    "INSERT INTO player_latency (" COLUMNS ", " STEP_COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "SELECT " COLUMNS " FROM player_latency WHERE player_id = ?",
     "BEGIN",
     "COMMIT",
     "ROLLBACK",
-    /* a step comes in parts (scene/history.h), and from two scenes when one
-     * stopped in the middle of it: the counts add up; min and max are the
-     * extremes of all parts; the median and the jitter are the latest
-     * part's that has round trips (of the whole step so far, as one scene
-     * saw it) */
+    /* a closed step, and its clearing from the player's row if the row
+     * still holds it open (the row's next write may be a flush later) */
     "INSERT INTO player_latency_history (player_id, t_us, exchanges, lost, rtt_min_us, rtt_p50_us, rtt_max_us,"
-    " jitter_us) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(player_id, t_us) DO UPDATE SET"
-    " exchanges = exchanges + excluded.exchanges, lost = lost + excluded.lost,"
-    " rtt_min_us = CASE WHEN rtt_min_us = 0 THEN excluded.rtt_min_us WHEN excluded.rtt_min_us = 0 THEN rtt_min_us"
-    "  ELSE min(rtt_min_us, excluded.rtt_min_us) END,"
-    " rtt_p50_us = CASE WHEN excluded.rtt_p50_us = 0 THEN rtt_p50_us ELSE excluded.rtt_p50_us END,"
-    " rtt_max_us = max(rtt_max_us, excluded.rtt_max_us),"
-    " jitter_us = CASE WHEN excluded.rtt_p50_us = 0 THEN jitter_us ELSE excluded.jitter_us END",
+    " jitter_us) VALUES (?,?,?,?,?,?,?,?)" HISTORY_MERGE,
+    "UPDATE player_latency SET step_t_us = 0, step_exchanges = 0, step_lost = 0, step_rtt_min_us = 0,"
+    " step_rtt_p50_us = 0, step_rtt_max_us = 0, step_jitter_us = 0 WHERE player_id = ?1 AND step_t_us = ?2",
     "DELETE FROM player_latency_history WHERE (t_us, player_id) IN"
     " (SELECT t_us, player_id FROM player_latency_history WHERE t_us < ? LIMIT ?)",
 };
@@ -150,6 +184,17 @@ static int upgrade_history(scene_store_t *self, char *err)
         return 0;
     }
     snprintf(err, TS_ERR_MAX, "cannot move the latency history to its new layout: %s", sqlite3_errmsg(self->db));
+    sqlite3_exec(self->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+/* The steps a SIGKILL left open in player_latency go to the history. */
+static int close_steps(scene_store_t *self, char *err)
+{
+    if (sqlite3_exec(self->db, close_open_steps, NULL, NULL, NULL) == SQLITE_OK)
+        return 0;
+    char why[TS_ERR_MAX / 2];
+    snprintf(err, TS_ERR_MAX, "cannot close the history steps left open: %s", scene_db_why(self->db, why, sizeof why));
     sqlite3_exec(self->db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
 }
@@ -193,7 +238,8 @@ scene_store_t *scene_store_new(const char *path, char *err)
         free(self);
         return NULL;
     }
-    if (upgrade_history(self, err) < 0 || scene_store_bound_wal(self, SCENE_STORE_WAL_BYTES, err) < 0) {
+    if (upgrade_history(self, err) < 0 || close_steps(self, err) < 0 ||
+        scene_store_bound_wal(self, SCENE_STORE_WAL_BYTES, err) < 0) {
         scene_store_destroy(&self);
         return NULL;
     }
@@ -248,6 +294,10 @@ static int bind_step(sqlite3_stmt *st, const scene_row_t *r)
     else
         sqlite3_bind_null(st, ROW_FIELDS + 2);
     sqlite3_bind_int64(st, ROW_FIELDS + 3, r->speed_flag);
+    const scene_history_row_t *h = &r->step;
+    const int64_t step[] = { h->t_us, h->exchanges, h->lost, h->rtt_min_us, h->rtt_p50_us, h->rtt_max_us, h->jitter_us };
+    for (int f = 0; f < 7; f++)
+        sqlite3_bind_int64(st, ROW_FIELDS + 4 + f, h->t_us ? step[f] : 0);
     return step_once(st);
 }
 
@@ -274,13 +324,17 @@ int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, 
             return -1;
         }
     }
+    /* after the rows: a row that still holds a step open, written in this
+     * flush before the step's end came, is cleared by CLOSE_STEP */
     for (size_t i = 0; i < nhist; i++) {
         const scene_history_row_t *h = &hist[i];
         const int64_t v[] = { (int64_t) h->player_id, h->t_us, h->exchanges, h->lost, h->rtt_min_us, h->rtt_p50_us,
                               h->rtt_max_us, h->jitter_us };
         for (int f = 0; f < 8; f++)
             sqlite3_bind_int64(self->st[HISTORY], f + 1, v[f]);
-        if (step_once(self->st[HISTORY]) != SQLITE_DONE) {
+        sqlite3_bind_int64(self->st[CLOSE_STEP], 1, (int64_t) h->player_id);
+        sqlite3_bind_int64(self->st[CLOSE_STEP], 2, h->t_us);
+        if (step_once(self->st[HISTORY]) != SQLITE_DONE || step_once(self->st[CLOSE_STEP]) != SQLITE_DONE) {
             snprintf(err, TS_ERR_MAX, "HISTORY: %s", scene_db_why(self->db, why, sizeof why));
             step_once(self->st[ROLLBACK]);
             return -1;

@@ -133,24 +133,24 @@ static void history_add(state_t *st, entry_t *e, int64_t real, int64_t rtt, bool
 }
 
 /* Dirty rows go to the writer, each with its player's history step so
- * far (scene/history.h): a SIGKILL loses no more history than rows. */
+ * far (scene/history.h): a SIGKILL loses no more history than rows. The
+ * closed steps go first: a row whose open step is a new one must never
+ * reach the disk before the row of the step it closed. */
 static void send_dirty(state_t *st)
 {
+    send_steps(st);
     for (size_t i = 0; i < st->ndirty;) {
         size_t n = 0;
         for (; n < ROWS_CHUNK && i < st->ndirty; n++, i++) {
             entry_t *e = st->dirty[i];
             scene_player_row(e->player, &st->chunk[n]);
             e->dirty = false;
-            scene_history_row_t part;
-            if (scene_history_part(&e->history, st->chunk[n].player_id, &part))
-                keep_step(st, &part);
+            scene_history_open(&e->history, st->chunk[n].player_id, &st->chunk[n].step);
         }
         const void *parts[] = { "R", st->chunk };
         const size_t lens[] = { 1, n * sizeof st->chunk[0] };
         scene_send(&st->to_writer, st->store, 0, 2, parts, lens);   /* failed: only at shutdown */
     }
-    send_steps(st);
     st->ndirty = 0;
 }
 
@@ -469,6 +469,9 @@ static void sweep(state_t *st, int64_t now)
     }
     for (void *key = gone ? zlistx_first(gone) : NULL; key; key = zlistx_next(gone)) {
         entry_t *e = zhashx_lookup(st->players, key);
+        scene_history_row_t done;   /* the step so far: if the player comes back in it, a second part adds up */
+        if (scene_history_flush(&e->history, scene_player_id(e->player), INT64_MAX, &done))
+            keep_step(st, &done);
         scene_row_t row;
         scene_player_row(e->player, &row);
         count_flags(st, &row, -1);

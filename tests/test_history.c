@@ -59,58 +59,49 @@ Test(history, a_step_holds_its_first_samples_when_a_client_is_fast)
     cr_assert_eq(row.rtt_p50_us, 10000 + SCENE_HISTORY_SAMPLES / 2, "the median, the first 64");
 }
 
-/* Parts of a step, summed as the store sums them (counts added, the latest
- * figures kept), give the same row as the step taken whole. */
-Test(history, parts_of_a_step_add_up_to_the_whole_step)
+/* The open step, as the player's row carries it at each flush, is the
+ * step so far: at the step's end it equals the row that closes it, and
+ * reading it changes nothing. */
+Test(history, the_open_step_is_the_step_so_far)
 {
-    scene_history_t whole, parted;
-    scene_history_init(&whole, STEP);
-    scene_history_init(&parted, STEP);
-    scene_history_row_t row, part, sum = { 0 };
-    cr_assert_not(scene_history_part(&parted, 3, &part), "nothing yet");
+    scene_history_t h;
+    scene_history_init(&h, STEP);
+    scene_history_row_t row, open;
+    scene_history_open(&h, 3, &open);
+    cr_assert_eq(open.t_us, 0, "no step yet");
+    cr_assert_eq(open.player_id, 3);
     for (int i = 0; i < 41; i++) {
         int64_t rtt = 20000 + (i * 7919) % 9000;
         bool lost = i % 13 == 5;
-        scene_history_add(&whole, 3, T0 + i * 1000000, lost ? -1 : rtt, lost, &row);
-        scene_history_add(&parted, 3, T0 + i * 1000000, lost ? -1 : rtt, lost, &row);
-        if (i % 3 == 0) {   /* a flush every third exchange */
-            cr_assert(scene_history_part(&parted, 3, &part));
-            cr_assert_not(scene_history_part(&parted, 3, &row), "nothing new since");
-            cr_assert_eq(part.t_us, T0);
-            sum.exchanges += part.exchanges;
-            sum.lost += part.lost;
-            sum.rtt_p50_us = part.rtt_p50_us;
-            sum.jitter_us = part.jitter_us;
-            sum.rtt_min_us = part.rtt_min_us;
-            sum.rtt_max_us = part.rtt_max_us;
-        }
+        scene_history_add(&h, 3, T0 + i * 1000000, lost ? -1 : rtt, lost, &row);
+        scene_history_open(&h, 3, &open);
+        cr_assert_eq(open.t_us, T0);
+        cr_assert_eq(open.exchanges, i + 1, "every exchange so far, not since the last read");
     }
-    scene_history_row_t full, last;
-    cr_assert(scene_history_flush(&whole, 3, T0 + STEP, &full));
-    cr_assert(scene_history_flush(&parted, 3, T0 + STEP, &last), "the exchanges after the last part");
-    sum.exchanges += last.exchanges;
-    sum.lost += last.lost;
-    cr_assert_eq(sum.exchanges, full.exchanges);
-    cr_assert_eq(sum.lost, full.lost);
-    cr_assert_eq(last.rtt_p50_us, full.rtt_p50_us);
-    cr_assert_eq(last.jitter_us, full.jitter_us);
-    cr_assert_eq(last.rtt_min_us, full.rtt_min_us);
-    cr_assert_eq(last.rtt_max_us, full.rtt_max_us);
+    scene_history_row_t full;
+    cr_assert(scene_history_flush(&h, 3, T0 + STEP, &full));
+    cr_assert_eq(full.exchanges, open.exchanges);
+    cr_assert_eq(full.lost, open.lost);
+    cr_assert_eq(full.rtt_p50_us, open.rtt_p50_us);
+    cr_assert_eq(full.jitter_us, open.jitter_us);
+    cr_assert_eq(full.rtt_min_us, open.rtt_min_us);
+    cr_assert_eq(full.rtt_max_us, open.rtt_max_us);
+    scene_history_open(&h, 3, &open);
+    cr_assert_eq(open.t_us, 0, "closed: nothing open");
 }
 
-Test(history, a_step_given_whole_in_parts_leaves_nothing_to_close)
+Test(history, a_closed_step_is_given_once)
 {
     scene_history_t h;
     scene_history_init(&h, STEP);
     scene_history_row_t row;
     scene_history_add(&h, 4, T0 + 10, 20000, false, &row);
-    cr_assert(scene_history_part(&h, 4, &row));
+    cr_assert(scene_history_add(&h, 4, T0 + STEP + 10, 21000, false, &row), "the old step ends");
+    cr_assert_eq(row.t_us, T0);
     cr_assert_eq(row.exchanges, 1);
-    cr_assert_not(scene_history_add(&h, 4, T0 + STEP + 10, 21000, false, &row), "the old step was all given");
-    cr_assert(scene_history_part(&h, 4, &row));
+    cr_assert(scene_history_flush(&h, 4, INT64_MAX, &row), "an eviction closes the open one");
     cr_assert_eq(row.t_us, T0 + STEP);
-    cr_assert_not(scene_history_flush(&h, 4, T0 + 2 * STEP, &row), "and this one too");
-    cr_assert_not(scene_history_part(&h, 4, &row), "cleared");
+    cr_assert_not(scene_history_flush(&h, 4, INT64_MAX, &row), "and it is gone");
 }
 
 /* Parts of several players' steps, in any order and more than one a step:

@@ -185,6 +185,49 @@ Test(store, history_steps_add_up_and_expire_in_small_batches, .init = setup, .fi
     scene_store_destroy(&s);
 }
 
+/* The open step rides in the player's row: a step closed by its history
+ * row leaves the row, and a step a SIGKILL left open reaches the history
+ * at the next open, once, adding up with a part already there. */
+Test(store, an_open_step_in_a_row_reaches_the_history_once, .init = setup, .fini = teardown)
+{
+    char err[TS_ERR_MAX];
+    scene_store_t *s = scene_store_new(path, err);
+    cr_assert_not_null(s, "%s", err);
+    const int64_t T = 120000000;
+    scene_row_t rows[2] = { { .player_id = 1, .srtt_us = 20000, .samples = 3 },
+                            { .player_id = 2, .srtt_us = 30000, .samples = 5 } };
+    rows[0].step = (scene_history_row_t) { .player_id = 1, .t_us = T, .exchanges = 3, .lost = 1, .rtt_min_us = 18000,
+                                           .rtt_p50_us = 20000, .rtt_max_us = 22000, .jitter_us = 400 };
+    rows[1].step = (scene_history_row_t) { .player_id = 2, .t_us = T, .exchanges = 5, .rtt_min_us = 28000,
+                                           .rtt_p50_us = 30000, .rtt_max_us = 35000, .jitter_us = 700 };
+    cr_assert_eq(scene_store_put(s, rows, 2, err), 0, "%s", err);
+    cr_assert_eq(query_int("SELECT count(*) FROM player_latency_history"), 0, "open steps are in the rows");
+    cr_assert_eq(query_int("SELECT step_exchanges FROM player_latency WHERE player_id = 2"), 5);
+    /* player 2's step ends: its row, and the row's step cleared, in one flush */
+    scene_history_row_t done = rows[1].step;
+    done.exchanges = 6;
+    cr_assert_eq(scene_store_put_all(s, &rows[1], 1, &done, 1, err), 0, "%s", err);
+    cr_assert_eq(query_int("SELECT step_t_us FROM player_latency WHERE player_id = 2"), 0, "closed");
+    cr_assert_eq(query_int("SELECT exchanges FROM player_latency_history WHERE player_id = 2"), 6);
+    scene_store_destroy(&s);   /* as a SIGKILL leaves it: player 1's step still open */
+
+    s = scene_store_new(path, err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(query_int("SELECT count(*) FROM player_latency_history"), 2);
+    cr_assert_eq(query_int("SELECT exchanges * 1000 + lost FROM player_latency_history WHERE player_id = 1"), 3001);
+    cr_assert_eq(query_int("SELECT rtt_p50_us FROM player_latency_history WHERE player_id = 1"), 20000);
+    cr_assert_eq(query_int("SELECT count(*) FROM player_latency WHERE step_t_us != 0"), 0, "moved, not copied");
+    cr_assert_eq(query_int("SELECT exchanges FROM player_latency_history WHERE player_id = 2"), 6, "not twice");
+    /* player 1 back in the same step on the new scene: a second part adds up */
+    scene_history_row_t part2 = { .player_id = 1, .t_us = T, .exchanges = 2, .rtt_min_us = 17000,
+                                  .rtt_p50_us = 19000, .rtt_max_us = 19500, .jitter_us = 300 };
+    cr_assert_eq(scene_store_put_all(s, NULL, 0, &part2, 1, err), 0, "%s", err);
+    cr_assert_eq(query_int("SELECT exchanges FROM player_latency_history WHERE player_id = 1"), 5);
+    cr_assert_eq(query_int("SELECT rtt_min_us FROM player_latency_history WHERE player_id = 1"), 17000);
+    cr_assert_eq(query_int("SELECT rtt_max_us FROM player_latency_history WHERE player_id = 1"), 22000);
+    scene_store_destroy(&s);
+}
+
 Test(store, a_history_of_the_first_layout_moves_to_step_order_with_its_rows, .init = setup, .fini = teardown)
 {
     /* the history as the first version kept it: keyed by player, then step, and an index on the step */
