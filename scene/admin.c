@@ -183,12 +183,21 @@ static int on_request(void *arg, ts_http_req_t *c, const char *url, bool get)
     return get_player(a, c, url + 12);
 }
 
-/* /healthz: ok while the store answers and takes what the shard writes. */
+/* /healthz: ok while the store answers and takes what the shard writes.
+ * The gates heard from and lost are told either way: a lost gate took its
+ * players offline, but the scene still serves. */
 static bool healthy(void *arg, json_t *body)
 {
     scene_admin_t *a = arg;
     char why[TS_ERR_MAX];
     int64_t rows = 0;
+    if (a->health) {
+        scene_health_gates_t g = scene_health_gates(a->health);
+        json_object_set_new(body, "gates", json_integer(g.gates));
+        json_object_set_new(body, "gates_lost", json_integer(g.lost));
+        if (g.lost)
+            json_object_set_new(body, "last_gate_lost_us", json_integer(g.last_lost_us));
+    }
     if (a->health && scene_health_store_why(a->health, why, sizeof why, &rows)) {
         json_object_set_new(body, "status", json_string("store failing"));
         json_object_set_new(body, "reason", json_string(why));

@@ -13,6 +13,7 @@ struct scene_health_t {
     pthread_mutex_t lock;     /* guards reason and rows */
     char            reason[TS_ERR_MAX];
     int64_t         rows;
+    scene_health_gates_t gates;   /* guarded by lock too */
 };
 
 scene_health_t *scene_health_new(void)
@@ -61,4 +62,19 @@ bool scene_health_store_why(scene_health_t *self, char *reason, size_t cap, int6
     *rows = failing ? self->rows : 0;
     pthread_mutex_unlock(&self->lock);
     return failing;
+}
+
+void scene_health_set_gates(scene_health_t *self, const scene_health_gates_t *g)
+{
+    pthread_mutex_lock(&self->lock);
+    self->gates = *g;
+    pthread_mutex_unlock(&self->lock);
+}
+
+scene_health_gates_t scene_health_gates(scene_health_t *self)
+{
+    pthread_mutex_lock(&self->lock);
+    scene_health_gates_t g = self->gates;
+    pthread_mutex_unlock(&self->lock);
+    return g;
 }

@@ -1,7 +1,9 @@
 /* scene/health.h - what the scene says about itself beyond "it routes":
- * whether its store is failing, and why. The store thread sets it after
- * each flush; the admin thread reads it for /healthz and the routing
- * thread for each PONG (so the gates can show the shard degraded).
+ * whether its store is failing, and why, and the gates it hears from and
+ * has lost. The store thread sets the first after each flush, the routing
+ * thread the second; the admin thread reads both for /healthz and the
+ * routing thread the first for each PONG (so the gates can show the shard
+ * degraded).
  * Thread-safe: an atomic flag for the hot read, a lock around the reason. */
 #ifndef SCENE_HEALTH_H
 #define SCENE_HEALTH_H
@@ -24,5 +26,13 @@ void scene_health_store_ok(scene_health_t *self);
 bool scene_health_store_failing(const scene_health_t *self);
 /* The same, with the reason (cap bytes, NUL-ended) and the rows unwritten. */
 bool scene_health_store_why(scene_health_t *self, char *reason, size_t cap, int64_t *rows);
+
+/* The gates heard from now, and the gates lost since the start with the
+ * server time of the last loss (0: none). */
+typedef struct {
+    int64_t gates, lost, last_lost_us;
+} scene_health_gates_t;
+void scene_health_set_gates(scene_health_t *self, const scene_health_gates_t *g);
+scene_health_gates_t scene_health_gates(scene_health_t *self);
 
 #endif

@@ -235,6 +235,20 @@ static void answer(scene_t *s, void *router, const uint8_t *id, size_t idn, cons
     ts_metric_add(s->stats.replies_out, 1);
 }
 
+/* The gates heard from, and one more lost when lost: for the gauge and
+ * /healthz (scene/health.h). */
+static void count_gates(scene_t *s, bool lost)
+{
+    scene_health_gates_t g = scene_health_gates(s->health);
+    g.gates = (int64_t) scene_gates_count(s->gates);
+    if (lost) {
+        g.lost++;
+        g.last_lost_us = ts_clock_real_us();
+    }
+    scene_health_set_gates(s->health, &g);
+    ts_metric_set(s->stats.gates, g.gates);
+}
+
 static bool from_gate(const ts_env_t *env)
 {
     switch (env->kind) {
@@ -265,7 +279,7 @@ static bool route(scene_t *s, void *router)
         return true;
     }
     if (scene_gates_seen(s->gates, id, (size_t) idn, ts_clock_mono_us()) == 1) {
-        ts_metric_set(s->stats.gates, (int64_t) scene_gates_count(s->gates));
+        count_gates(s, false);
         ts_log(s->log, TS_LOG_INFO, "gate_seen", "gates=%zu", scene_gates_count(s->gates));
     }
     const uint8_t *batch = zmq_msg_data(&s->in);
@@ -322,7 +336,7 @@ static void lose_silent_gates(scene_t *s)
     size_t n;
     while ((n = scene_gates_next_lost(s->gates, ts_clock_mono_us(), id)) > 0) {
         ts_metric_add(s->stats.gates_lost, 1);
-        ts_metric_set(s->stats.gates, (int64_t) scene_gates_count(s->gates));
+        count_gates(s, true);
         ts_log(s->log, TS_LOG_WARN, "gate_silent", "seconds=%.1f gates=%zu action=players_offline",
                GATE_LOST_US / 1e6, scene_gates_count(s->gates));
         for (int w = 0; w < s->opt.workers; w++) {

@@ -131,6 +131,15 @@ Test(faults, gate_killed_under_players_comes_back_without_phantoms, .fini = stop
                   o.gauge, o.rows);
     long long lost = e2e_metric(stack.admin_port[0], "ticksync_scene_gates_lost_total");
     cr_assert_geq(lost, 2, "both dead gates counted lost");
+    char *body = NULL;
+    cr_assert_eq(e2e_http_get(stack.admin_port[0], "/healthz", &body), 200, "the scene still serves");
+    json_t *h = json_loads(body, 0, NULL);
+    cr_assert_not_null(h, "%s", body);
+    cr_assert_eq(json_integer_value(json_object_get(h, "gates")), 0, "no gate heard from: %s", body);
+    cr_assert_geq(json_integer_value(json_object_get(h, "gates_lost")), 2, "the lost gates in /healthz: %s", body);
+    cr_assert_gt(json_integer_value(json_object_get(h, "last_gate_lost_us")), 0, "%s", body);
+    json_decref(h);
+    free(body);
     json_t *s = bot_summary(bot, out);
     fprintf(stderr,
             "faults: gate SIGKILL, restart after 1 s: 200/200 bot players online again %.2f s after the restart "

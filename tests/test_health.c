@@ -52,3 +52,17 @@ Test(health, a_reader_on_another_thread_sees_whole_reasons)
     pthread_join(t, NULL);
     scene_health_destroy(&h);
 }
+
+Test(health, the_gates_heard_and_lost_are_kept_whole)
+{
+    scene_health_t *h = scene_health_new();
+    scene_health_gates_t g = scene_health_gates(h);
+    cr_assert_eq(g.gates + g.lost + g.last_lost_us, 0, "none yet");
+    scene_health_set_gates(h, &(scene_health_gates_t) { .gates = 2 });
+    scene_health_set_gates(h, &(scene_health_gates_t) { .gates = 1, .lost = 1, .last_lost_us = 1234 });
+    g = scene_health_gates(h);
+    cr_assert_eq(g.gates, 1);
+    cr_assert_eq(g.lost, 1);
+    cr_assert_eq(g.last_lost_us, 1234);
+    scene_health_destroy(&h);
+}
