@@ -3,6 +3,7 @@
  * server time is checked against the truth at 60 frames a second.
  *
  *   ticksync-accuracy [--csv DIR] [--seed N] [--from S] [--trace NAME] [--ticks]
+ *   ticksync-accuracy --draws N [--seed N]
  *
  * prints, per trace and algorithm, the offset error after convergence
  * (p50, p99, max), the time to converge (from then on the error stays
@@ -14,6 +15,17 @@
  * --from S scores errors from S seconds on where that is later than the
  * trace's convergence window: the steady state, once the rate is learnt.
  * --trace NAME runs one trace; --ticks the timeline's run (below).
+ * --draws N runs N traces whose parameters are drawn at random from wide
+ * ranges (draw_trace below; the seed picks them), and prints the
+ * distribution over the draws of libticksync's p99 against the oracles',
+ * and the share of draws where a seed's algorithm beats it: a figure no
+ * rule can be fitted to, since the draws are not the named traces.
+ *
+ * Two references: the oracle is handed the true clock rate and learns each
+ * way's least delay from the samples (the floor of any two-way estimator);
+ * the learning oracle is handed each sample's queueing (it knows the path's
+ * least round trip) but must learn the rate from the same samples, as
+ * libticksync must.
  *
  * Exchanges follow libticksync's schedule (a burst, then the trace's
  * interval) and every algorithm gets every exchange that is not lost, so
@@ -30,7 +42,8 @@
 
 #define LIB    SEEDS         /* libticksync's row, after the seeds' */
 #define ORACLE (SEEDS + 1)   /* then the oracle's */
-#define ALGOS  (SEEDS + 2)
+#define LEARN  (SEEDS + 2)   /* then the learning oracle's */
+#define ALGOS  (SEEDS + 3)
 #define ORACLE_WINDOW 192    /* the samples libticksync keeps of each way */
 #define FRAME_US (1e6 / 60)
 
@@ -38,7 +51,8 @@ typedef struct {
     const char *name, *what;
     double      seconds, interval_s, converge_from_s;
     double      up_ms, down_ms, jitter_ms;
-    int         jitter_kind;          /* 0 uniform, 1 exponential, 2 Pareto(1.5), 3 log-normal (sigma 1, median jitter_ms) */
+    int         jitter_kind;          /* 0 uniform, 1 exponential, 2 Pareto(1.5), 3 log-normal (sigma 1, median
+                                       * jitter_ms), 4 bimodal: exponential, and mode_p of the time mode_ms more */
     double      up_queue_ms;          /* an exponential queue on the way up only: a congested uplink */
     double      drift_ppm;
     double      wander_ppm, wander_period_s;   /* the drift moves by wander * sin(2 pi t / period) */
@@ -50,6 +64,8 @@ typedef struct {
     double      handover_every_s, outage_s, handover_ms;   /* an outage, then each way's base moves by
                                                              up to +-handover_ms */
     double      step_at_s[2], step_ms[2];   /* the server's time steps */
+    double      mode_p, mode_ms;            /* jitter_kind 4's second mode */
+    double      walk_ppm;                   /* the rate walks at random: its change's deviation a minute, ppm */
 } trace_t;
 
 static const trace_t traces[] = {
@@ -77,6 +93,12 @@ static const trace_t traces[] = {
       .up_queue_ms = 15, .drift_ppm = 15 },
     { "handover", "40 ms each way, exp. jitter 3 ms; every 120 s a 2 s outage, then each way's base moves by up to 10 ms",
       1200, 1, 10, 40, 40, 3, 1, .drift_ppm = -25, .handover_every_s = 120, .outage_s = 2, .handover_ms = 10 },
+    { "thermal", "25 ms each way, 2 ms jitter; rate 50 +- 30 ppm on a 15-minute sinusoid (a crystal warming and cooling)",
+      1800, 1, 60, 25, 25, 2, 0, .drift_ppm = 50, .wander_ppm = 30, .wander_period_s = 900 },
+    { "wifi-bimodal", "5 ms each way, exp. jitter 0.5 ms, and 30% of messages 8 ms more (a busy channel's retries)",
+      900, 1, 10, 5, 5, 0.5, 4, .drift_ppm = -15, .mode_p = 0.3, .mode_ms = 8 },
+    { "random-walk", "30 ms each way, exp. jitter 2 ms; rate 20 ppm walking at random, 1 ppm a minute", 1800, 1, 60,
+      30, 30, 2, 1, .drift_ppm = 20, .walk_ppm = 1 },
 };
 #define TRACES (sizeof traces / sizeof traces[0])
 
@@ -114,6 +136,7 @@ static double jitter(const trace_t *t, uint64_t *r)
     case 1: return -j * log(1 - u);
     case 2: return fmin(j * (pow(1 - u, -1 / 1.5) - 1), 2e6);
     case 3: return j * exp(normal(r));
+    case 4: return -j * log(1 - u) + (uniform_of(r) < t->mode_p ? t->mode_ms * 1000 : 0);
     default: return j * u;
     }
 }
@@ -179,18 +202,62 @@ static void path_delays(const path_t *p, double now, uint64_t *r, double *up, do
     }
 }
 
-/* The client's clock at true time t (µs): any epoch, a drift that may wander. */
+/* A trace's random walk of the rate, drawn for the trace's run: the excess
+ * rate at each whole second (knot) and its integral up to it, the rate
+ * taken linear between knots. */
+static struct {
+    double *rate, *integral;
+    size_t  n;
+} walk;
+
+static void walk_draw(const trace_t *t)
+{
+    free(walk.rate);
+    free(walk.integral);
+    walk.n = 0;
+    walk.rate = walk.integral = NULL;
+    if (t->walk_ppm <= 0)
+        return;
+    walk.n = (size_t) t->seconds + 16;
+    walk.rate = malloc(walk.n * sizeof *walk.rate);
+    walk.integral = malloc(walk.n * sizeof *walk.integral);
+    uint64_t r = seed ^ 0xd1b54a32d192ed03ULL;
+    double step = t->walk_ppm * 1e-6 / sqrt(60);   /* a second's deviation */
+    walk.rate[0] = walk.integral[0] = 0;
+    for (size_t k = 1; k < walk.n; k++) {
+        walk.rate[k] = walk.rate[k - 1] + step * normal(&r);
+        walk.integral[k] = walk.integral[k - 1] + 1e6 * (walk.rate[k - 1] + walk.rate[k]) / 2;
+    }
+}
+
+/* The walk's excess rate at true time at, and its integral up to there. */
+static double walk_at(double at, double *integral)
+{
+    *integral = 0;
+    if (!walk.n || at <= 0)
+        return 0;
+    size_t k = (size_t) (at / 1e6);
+    if (k + 1 >= walk.n)
+        k = walk.n - 2;
+    double u = at / 1e6 - (double) k, d = walk.rate[k + 1] - walk.rate[k];
+    *integral = walk.integral[k] + 1e6 * (walk.rate[k] * u + d * u * u / 2);
+    return walk.rate[k] + d * u;
+}
+
+/* The client's clock at true time t (µs): any epoch, a drift that may
+ * wander on a sinusoid and walk at random. */
 static double local_at(const trace_t *t, double at)
 {
-    double w = t->wander_ppm * 1e-6, p = t->wander_period_s * 1e6;
+    double w = t->wander_ppm * 1e-6, p = t->wander_period_s * 1e6, walked;
     double wander = w && p ? w * p / (2 * M_PI) * (1 - cos(2 * M_PI * at / p)) : 0;
-    return 3.7e9 + at * (1 + t->drift_ppm * 1e-6) + wander;
+    walk_at(at, &walked);
+    return 3.7e9 + at * (1 + t->drift_ppm * 1e-6) + wander + walked;
 }
 
 static double rate_at(const trace_t *t, double at)
 {
-    double p = t->wander_period_s * 1e6;
-    return 1 + t->drift_ppm * 1e-6 + (p ? t->wander_ppm * 1e-6 * sin(2 * M_PI * at / p) : 0);
+    double p = t->wander_period_s * 1e6, walked;
+    return 1 + t->drift_ppm * 1e-6 + (p ? t->wander_ppm * 1e-6 * sin(2 * M_PI * at / p) : 0) + walk_at(at, &walked);
 }
 
 /* The server's time at true time t: the truth, plus the steps so far. */
@@ -285,6 +352,72 @@ static void oracle_add(oracle_t *o, double up, double down, double f)
     o->error = (1 - f) * mu - f * md;
 }
 
+/* The learning oracle: it knows each way's least delay on the present
+ * path, split as libticksync is told (up_fraction of the least round trip
+ * up), so each sample bounds server - local time: from above by the way
+ * up (the SYNC's stamps less the least delay up: the offset plus the
+ * queueing met up) and from below by the way down. It must learn the rate
+ * from the same samples: over the last ORACLE_WINDOW samples of the present
+ * path it takes the line that leaves the widest band between the two
+ * envelopes (the room min(upper - line) + min(line - lower) is concave in
+ * the slope: a ternary search), and reads the offset in that band as the
+ * oracle does. It starts over when the path changes or the server steps,
+ * as the oracle does. */
+typedef struct {
+    double x[ORACLE_WINDOW], up[ORACLE_WINDOW], down[ORACLE_WINDOW];
+    int    n, next;
+    double a, b, x0;   /* server - local = a + b (local - x0) */
+} learner_t;
+
+/* For slope b: the lower envelope of up - b x and the upper one of down - b x. */
+static void learner_band(const learner_t *l, double b, double *hi, double *lo)
+{
+    *hi = INFINITY;
+    *lo = -INFINITY;
+    for (int i = 0; i < l->n; i++) {
+        double dx = l->x[i] - l->x0;
+        *hi = fmin(*hi, l->up[i] - b * dx);
+        *lo = fmax(*lo, l->down[i] - b * dx);
+    }
+}
+
+static void learner_add(learner_t *l, const exchange_t *x, double least_rtt, double f)
+{
+    l->x[l->next] = ((double) x->t1 + (double) x->t4) / 2;
+    l->up[l->next] = (double) (x->t2 - x->t1) - f * least_rtt;
+    l->down[l->next] = (double) (x->t3 - x->t4) + (1 - f) * least_rtt;
+    l->x0 = l->x[l->next];
+    l->next = (l->next + 1) % ORACLE_WINDOW;
+    if (l->n < ORACLE_WINDOW)
+        l->n++;
+    double lo_b = -1e-3, hi_b = 1e-3, hi, lo;   /* +-1000 ppm */
+    for (int k = 0; k < 100 && l->n > 1; k++) {
+        double m1 = lo_b + (hi_b - lo_b) / 3, m2 = hi_b - (hi_b - lo_b) / 3, h1, l1, h2, l2;
+        learner_band(l, m1, &h1, &l1);
+        learner_band(l, m2, &h2, &l2);
+        if (h1 - l1 < h2 - l2)
+            lo_b = m1;
+        else
+            hi_b = m2;
+    }
+    l->b = l->n > 1 ? (lo_b + hi_b) / 2 : 0;
+    learner_band(l, l->b, &hi, &lo);
+    l->a = (1 - f) * hi + f * lo;
+}
+
+static double learner_now(const learner_t *l, double local)
+{
+    return local + l->a + l->b * (local - l->x0);
+}
+
+/* What a run gives: p99 of each algorithm's error, and libticksync's
+ * exchanges an hour and the share of frames its bound covered. */
+typedef struct {
+    double p99[ALGOS];
+    double exchanges_h, bound_held;
+    long   backwards;
+} result_t;
+
 typedef struct {
     double bound_held, frames;       /* libticksync: frames whose error its bound covered */
     double expected_held;            /* ... and its expected error */
@@ -294,9 +427,11 @@ typedef struct {
     double since_over[2];
 } lib_score_t;
 
-static void run_trace(const trace_t *t, FILE *csv, FILE *out)
+static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
 {
     rng = seed;
+    walk_draw(t);
+    long exchanges = 0;
     ticksync_config_t cfg;
     ticksync_config_default(&cfg);
     cfg.interval_us = (int64_t) (t->interval_s * 1e6);
@@ -309,6 +444,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
     for (int a = 0; a < ALGOS; a++)
         sc[a].converge_s = -1;
     oracle_t oracle = { .n = 0 };
+    learner_t learner = { .n = 0 };
     lib_score_t ls = { .settle_s = { -1, -1 } };
     path_t path = path_of(t);   /* (the oracle restarts with each change of its base delays) */
     double frame = 0, next_csv = 0;
@@ -323,6 +459,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
             for (int a = 0; a < ALGOS; a++) {
                 double shown = a < SEEDS ? seed_now(&seeds[a], local)
                              : a == LIB ? (double) ticksync_now(lib, local)
+                             : a == LEARN ? (learner.n ? learner_now(&learner, (double) local) : 0)
                              : oracle.n ? frame + oracle.steps + oracle.error : 0;
                 if (shown == 0)
                     continue;
@@ -366,42 +503,57 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
         }
         now = t_sync;
         exchange_t x = exchange(t, lib, &path, &lost_run, now);
+        exchanges++;
         if (x.moved)
-            oracle.n = oracle.next = 0;
+            oracle.n = oracle.next = learner.n = learner.next = 0;
         if (x.arrived) {
             for (int k = 0; k < SEEDS; k++)
                 seed_sample(&seeds[k], x.t1, x.t2, x.t3, x.t4);
             double steps = server_at(t, now) - now;
             if (steps != oracle.steps)
-                oracle.n = oracle.next = 0;
+                oracle.n = oracle.next = learner.n = learner.next = 0;
             oracle.steps = steps;
             oracle_add(&oracle, x.up, x.down, cfg.up_fraction);
+            learner_add(&learner, &x, path.base_up + path.base_down, cfg.up_fraction);
         }
         now += 1;
     }
-    fprintf(out, "\n### %s: %s\n\n| algorithm | p50 ms | p99 ms | max ms | converged at s | backwards |\n"
-                 "|---|---:|---:|---:|---:|---:|\n", t->name, t->what);
+    double hours = t->seconds / 3600;
+    if (out)
+        fprintf(out, "\n### %s: %s\n\n| algorithm | p50 ms | p99 ms | max ms | converged at s | backwards |\n"
+                     "|---|---:|---:|---:|---:|---:|\n", t->name, t->what);
     for (int a = 0; a < ALGOS; a++) {
         score_t *s = &sc[a];
         qsort(s->err, s->n, sizeof *s->err, cmp_double);
         double p50 = s->n ? s->err[s->n / 2] : 0, p99 = s->n ? s->err[(s->n * 99) / 100] : 0;
         double max = s->n ? s->err[s->n - 1] : 0;
+        res->p99[a] = s->n ? p99 : INFINITY;
         char conv[32];
         if (s->converge_s < 0)
             snprintf(conv, sizeof conv, "never");
         else
             snprintf(conv, sizeof conv, "%.1f", s->converge_s);
-        fprintf(out, "| %s | %.3f | %.3f | %.3f | %s | %ld |\n",
-                a < SEEDS ? seed_name((seed_kind_t) a) : a == LIB ? "libticksync" : "oracle",
-                p50 / 1000, p99 / 1000, max / 1000, conv, s->backwards);
+        if (out)
+            fprintf(out, "| %s | %.3f | %.3f | %.3f | %s | %ld |\n",
+                    a < SEEDS ? seed_name((seed_kind_t) a) : a == LIB ? "libticksync" : a == LEARN ? "learning oracle" : "oracle",
+                    p50 / 1000, p99 / 1000, max / 1000, conv, s->backwards);
         free(s->err);
     }
+    res->exchanges_h = (double) exchanges / hours;
+    res->bound_held = ls.frames ? ls.bound_held / ls.frames : 0;
+    res->backwards = sc[LIB].backwards;
     ticksync_stats_t st;
     ticksync_stats(lib, &st);
     qsort(ls.ratio, ls.nratio, sizeof *ls.ratio, cmp_double);
-    fprintf(out, "\nlibticksync: bound covers %.2f%% of frames; expected error covers %.2f%%, "
+    if (!out) {
+        free(ls.ratio);
+        ticksync_destroy(&lib);
+        return;
+    }
+    fprintf(out, "\nlibticksync: %.0f exchanges an hour; bound covers %.2f%% of frames; expected error covers %.2f%%, "
                  "median expected / |error| %.1f; server steps %llu, path resets %llu",
-            ls.frames ? 100 * ls.bound_held / ls.frames : 0, ls.frames ? 100 * ls.expected_held / ls.frames : 0,
+            res->exchanges_h, ls.frames ? 100 * ls.bound_held / ls.frames : 0,
+            ls.frames ? 100 * ls.expected_held / ls.frames : 0,
             ls.nratio ? ls.ratio[ls.nratio / 2] : 0, (unsigned long long) st.server_steps,
             (unsigned long long) st.path_resets);
     free(ls.ratio);
@@ -411,6 +563,166 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out)
                     ? (ls.since_over[i] - t->step_at_s[i] * 1e6) / 1e6 : 0.0, t->step_ms[i]);
     fprintf(out, "\n");
     ticksync_destroy(&lib);
+}
+
+/* --draws: traces drawn at random, 20 minutes each at the default
+ * interval, scored from 60 s on. Each draw takes: a base delay each way of
+ * 5-150 ms (log-uniform), symmetric in half the draws and otherwise up to
+ * 30 % more one way than the other; jitter exponential, log-normal,
+ * Pareto(1.5) or bimodal (a second mode 2-20 ms up, 10-40 % of messages),
+ * scale 0.2-10 ms (log-uniform); loss 0-5 % in bursts of up to 5; in 30 %
+ * of draws spikes of 50-500 ms on 0.5-5 % of messages; a rate of -100 to
+ * +100 ppm, steady in a third of draws, walking at random (0.1-5 ppm a
+ * minute, log-uniform) in a third, on a sinusoid (5-50 ppm, period 1-20
+ * minutes) in a third; in 30 % a route change (each way's base times
+ * 0.5-2) at 200-1000 s; in 30 % a server step of 1-200 ms either way at
+ * 150-1000 s. */
+#define DRAW_S 1200
+
+static double log_uniform(uint64_t *r, double lo, double hi)
+{
+    return lo * exp(log(hi / lo) * uniform_of(r));
+}
+
+static bool steady_rate(const trace_t *t)
+{
+    return t->walk_ppm == 0 && t->wander_ppm == 0;
+}
+
+static void draw_trace(uint64_t *r, trace_t *t, char *what, size_t cap)
+{
+    static const int kinds[] = { 1, 3, 2, 4 };
+    static const char *const kind_names[] = { "", "exp", "Pareto", "lognormal", "bimodal" };
+    *t = (trace_t) { .name = "draw", .what = what, .seconds = DRAW_S, .interval_s = 1, .converge_from_s = 60 };
+    double d = log_uniform(r, 5, 150), a = uniform_of(r) < 0.5 ? 0 : 0.3 * (2 * uniform_of(r) - 1);
+    t->up_ms = d * (1 + a);
+    t->down_ms = d * (1 - a);
+    t->jitter_kind = kinds[(int) (uniform_of(r) * 4)];
+    t->jitter_ms = log_uniform(r, 0.2, 10);
+    t->mode_p = 0.1 + 0.3 * uniform_of(r);
+    t->mode_ms = 2 + 18 * uniform_of(r);
+    t->loss_p = 0.05 * uniform_of(r);
+    t->loss_burst = (int) (uniform_of(r) * 5);
+    if (uniform_of(r) < 0.3) {
+        t->spike_p = 0.005 + 0.045 * uniform_of(r);
+        t->spike_ms_lo = 50;
+        t->spike_ms_hi = 50 + 450 * uniform_of(r);
+    }
+    t->drift_ppm = 200 * uniform_of(r) - 100;
+    double how = uniform_of(r);
+    if (how < 1.0 / 3) {
+        t->walk_ppm = log_uniform(r, 0.1, 5);
+    } else if (how < 2.0 / 3) {
+        t->wander_ppm = 5 + 45 * uniform_of(r);
+        t->wander_period_s = 60 + 1140 * uniform_of(r);
+    }
+    if (uniform_of(r) < 0.3) {
+        t->change_at_s = 200 + 800 * uniform_of(r);
+        t->up2_ms = t->up_ms * log_uniform(r, 0.5, 2);
+        t->down2_ms = t->down_ms * log_uniform(r, 0.5, 2);
+    }
+    if (uniform_of(r) < 0.3) {
+        t->step_at_s[0] = 150 + 850 * uniform_of(r);
+        t->step_ms[0] = (uniform_of(r) < 0.5 ? -1 : 1) * log_uniform(r, 1, 200);
+    }
+    char rate[64];
+    if (t->walk_ppm)
+        snprintf(rate, sizeof rate, "%+.0f ppm walking %.1f ppm/min", t->drift_ppm, t->walk_ppm);
+    else if (t->wander_ppm)
+        snprintf(rate, sizeof rate, "%+.0f +- %.1f ppm over %.0f s", t->drift_ppm, t->wander_ppm, t->wander_period_s);
+    else
+        snprintf(rate, sizeof rate, "%+.0f ppm steady", t->drift_ppm);
+    snprintf(what, cap, "%.1f/%.1f ms, %s jitter %.2f ms, loss %.1f%%, spikes %.1f%%, rate %s, route change %s, "
+             "step %+.0f ms", t->up_ms, t->down_ms, kind_names[t->jitter_kind], t->jitter_ms, 100 * t->loss_p,
+             100 * t->spike_p, rate, t->change_at_s ? "yes" : "no", t->step_ms[0]);
+}
+
+/* The value at quantile q of n sorted values. */
+static double quantile(const double *v, size_t n, double q)
+{
+    return n ? v[(size_t) (q * (double) (n - 1) + 0.5)] : 0;
+}
+
+static void print_ratios(const char *what, double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    printf("| %s | %zu | %.2f | %.2f | %.2f |\n", what, n, quantile(v, n, 0.5), quantile(v, n, 0.9),
+           n ? v[n - 1] : 0);
+}
+
+static int run_draws(int n)
+{
+    double *to_oracle = calloc((size_t) n, sizeof *to_oracle), *to_learn = calloc((size_t) n, sizeof *to_learn);
+    double *steady = calloc((size_t) n, sizeof *steady), *changing = calloc((size_t) n, sizeof *changing);
+    double *per_hour = calloc((size_t) n, sizeof *per_hour), *bound = calloc((size_t) n, sizeof *bound);
+    size_t nsteady = 0, nchanging = 0, beaten = 0, beaten_by[SEEDS] = { 0 };
+    size_t with[4] = { 0 }, beaten_with[4] = { 0 };   /* draws with a step, a route change, spikes, a changing rate */
+    long backwards = 0;
+    uint64_t draws_rng = seed;
+    const uint64_t base_seed = seed;
+    char what[256], worst_what[256] = "";
+    double worst = 0;
+    for (int k = 0; k < n; k++) {
+        trace_t t;
+        draw_trace(&draws_rng, &t, what, sizeof what);
+        seed = base_seed + 1 + (uint64_t) k;   /* each draw its own jitter, losses and walk */
+        result_t res;
+        run_trace(&t, NULL, NULL, &res);
+        double lib = res.p99[LIB];
+        to_oracle[k] = lib / fmax(res.p99[ORACLE], 1);
+        to_learn[k] = lib / fmax(res.p99[LEARN], 1);
+        if (steady_rate(&t))
+            steady[nsteady++] = to_learn[k];
+        else
+            changing[nchanging++] = to_oracle[k];
+        per_hour[k] = res.exchanges_h;
+        bound[k] = 100 * res.bound_held;
+        backwards += res.backwards;
+        bool any = false;
+        for (int a = 0; a < SEEDS; a++)
+            if (res.p99[a] < lib) {
+                beaten_by[a]++;
+                any = true;
+            }
+        beaten += any;
+        const bool has[4] = { t.step_ms[0] != 0, t.change_at_s > 0, t.spike_p > 0, !steady_rate(&t) };
+        for (int h = 0; h < 4; h++) {
+            with[h] += has[h];
+            beaten_with[h] += has[h] && any;
+        }
+        if (to_learn[k] > worst) {
+            worst = to_learn[k];
+            snprintf(worst_what, sizeof worst_what, "draw %d (%s): libticksync p99 %.3f ms, learning oracle %.3f ms",
+                     k, what, lib / 1000, res.p99[LEARN] / 1000);
+        }
+    }
+    seed = base_seed;
+    printf("%d traces drawn at random (seed %llu), %d s each, scored from 60 s on: libticksync's p99 over the\n"
+           "references' p99, the distribution over the draws.\n\n"
+           "| ratio of p99 | draws | median | p90 | worst |\n|---|---:|---:|---:|---:|\n",
+           n, (unsigned long long) base_seed, DRAW_S);
+    print_ratios("libticksync / oracle (true rate), all draws", to_oracle, (size_t) n);
+    print_ratios("libticksync / learning oracle, all draws", to_learn, (size_t) n);
+    print_ratios("libticksync / learning oracle, steady rate", steady, nsteady);
+    print_ratios("libticksync / oracle (true rate), changing rate", changing, nchanging);
+    qsort(per_hour, (size_t) n, sizeof *per_hour, cmp_double);
+    qsort(bound, (size_t) n, sizeof *bound, cmp_double);
+    printf("\nA seed's algorithm beats libticksync's p99 in %zu of %d draws (%.1f%%):", beaten, n, 100.0 * (double) beaten / n);
+    for (int a = 0; a < SEEDS; a++)
+        printf(" %s %zu%s", seed_name((seed_kind_t) a), beaten_by[a], a + 1 < SEEDS ? "," : ".\n");
+    printf("Beaten in draws with a server step %zu of %zu, a route change %zu of %zu, spikes %zu of %zu, a changing "
+           "rate %zu of %zu.\n", beaten_with[0], with[0], beaten_with[1], with[1], beaten_with[2], with[2],
+           beaten_with[3], with[3]);
+    printf("libticksync: %.0f exchanges an hour (median); its bound covers %.2f%% of frames (median), %.2f%% (worst "
+           "draw); %ld frames went backwards.\nWorst against the learning oracle: %s.\n",
+           quantile(per_hour, (size_t) n, 0.5), quantile(bound, (size_t) n, 0.5), bound[0], backwards, worst_what);
+    free(to_oracle);
+    free(to_learn);
+    free(steady);
+    free(changing);
+    free(per_hour);
+    free(bound);
+    return 0;
 }
 
 /* --ticks: a client simulating at 60 Hz with libticksync's timeline, on
@@ -522,6 +834,7 @@ int main(int argc, char **argv)
 {
     const char *dir = NULL, *only = NULL;
     bool ticks = false;
+    int draws = 0;
     for (int i = 1; i < argc; i += 2) {
         bool ok = i + 1 < argc;
         if (strcmp(argv[i], "--ticks") == 0) {
@@ -530,6 +843,11 @@ int main(int argc, char **argv)
             ok = true;
         } else if (ok && strcmp(argv[i], "--csv") == 0) {
             dir = argv[i + 1];
+        } else if (ok && strcmp(argv[i], "--draws") == 0) {
+            char *end;
+            long v = strtol(argv[i + 1], &end, 10);
+            ok = *argv[i + 1] && !*end && v > 0 && v <= 100000;
+            draws = (int) v;
         } else if (ok && strcmp(argv[i], "--trace") == 0) {
             only = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--from") == 0) {
@@ -544,10 +862,13 @@ int main(int argc, char **argv)
             ok = false;
         }
         if (!ok) {
-            fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n");
+            fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n"
+                            "       ticksync-accuracy --draws N [--seed N]\n");
             return 2;
         }
     }
+    if (draws)
+        return run_draws(draws);
     if (ticks)
         printf("A 60 Hz client on libticksync's timeline, a server ticking at 60 Hz. Inputs in time: reached\n"
                "the server before it started their tick; early: by how many ticks (p50, p99 of those in time);\n"
@@ -574,7 +895,7 @@ int main(int argc, char **argv)
         else if (ticks)
             run_ticks(&traces[i], csv, stdout);
         else
-            run_trace(&traces[i], csv, stdout);
+            run_trace(&traces[i], csv, stdout, &(result_t) { 0 });
         if (csv)
             fclose(csv);
     }
