@@ -26,7 +26,8 @@ plot "$csv" using 1:2 with lines title "S0 unreal", \
      "$csv" using 1:5 with lines title "S3 smoothed", \
      "$csv" using 1:6 with lines title "Mirror", \
      "$csv" using 1:7 with lines linewidth 2 linecolor rgb "black" title "libticksync", \\
-     "$csv" using 1:8 with lines dashtype 3 linecolor rgb "gray40" title "oracle"
+     "$csv" using 1:8 with lines dashtype 3 linecolor rgb "gray40" title "oracle", \\
+     "$csv" using 1:9 with lines dashtype 4 linecolor rgb "gray60" title "learning oracle"
 PLOT
 done
 echo "plots: bench/plots/accuracy-*.png"
