@@ -660,7 +660,7 @@ static int run_draws(int n)
     long backwards = 0;
     uint64_t draws_rng = seed;
     const uint64_t base_seed = seed;
-    char what[256], worst_what[256] = "";
+    char what[256], worst_what[512] = "";
     double worst = 0;
     for (int k = 0; k < n; k++) {
         trace_t t;
@@ -692,7 +692,7 @@ static int run_draws(int n)
         }
         if (to_learn[k] > worst) {
             worst = to_learn[k];
-            snprintf(worst_what, sizeof worst_what, "draw %d (%s): libticksync p99 %.3f ms, learning oracle %.3f ms",
+            snprintf(worst_what, sizeof worst_what, "draw %d (%.255s): libticksync p99 %.3f ms, learning oracle %.3f ms",
                      k, what, lib / 1000, res.p99[LEARN] / 1000);
         }
     }
