@@ -39,6 +39,9 @@ struct scene_store_t {
     " step_lost INTEGER NOT NULL DEFAULT 0, step_rtt_min_us INTEGER NOT NULL DEFAULT 0," \
     " step_rtt_p50_us INTEGER NOT NULL DEFAULT 0, step_rtt_max_us INTEGER NOT NULL DEFAULT 0," \
     " step_jitter_us INTEGER NOT NULL DEFAULT 0"
+#define STEP_CLEAR \
+    "step_t_us = 0, step_exchanges = 0, step_lost = 0, step_rtt_min_us = 0, step_rtt_p50_us = 0," \
+    " step_rtt_max_us = 0, step_jitter_us = 0"
 
 /* How a step's row meets one already stored for the same step, when a step
  * comes in parts (scene/history.h), or from two scenes when one stopped in
@@ -60,8 +63,7 @@ static const char *const close_open_steps =
     "BEGIN;"
     "INSERT INTO player_latency_history (player_id, t_us, exchanges, lost, rtt_min_us, rtt_p50_us, rtt_max_us,"
     " jitter_us) SELECT player_id, " STEP_COLUMNS " FROM player_latency WHERE step_t_us != 0" HISTORY_MERGE ";"
-    "UPDATE player_latency SET step_t_us = 0, step_exchanges = 0, step_lost = 0, step_rtt_min_us = 0,"
-    " step_rtt_p50_us = 0, step_rtt_max_us = 0, step_jitter_us = 0 WHERE step_t_us != 0;"
+    "UPDATE player_latency SET " STEP_CLEAR " WHERE step_t_us != 0;"
     "COMMIT;";
 
 /* 64 KiB pages (SQLite's largest; its default is 4 KiB), for a database made
@@ -149,8 +151,7 @@ static const char *const sql[NSQL] = {
      * still holds it open (the row's next write may be a flush later) */
     "INSERT INTO player_latency_history (player_id, t_us, exchanges, lost, rtt_min_us, rtt_p50_us, rtt_max_us,"
     " jitter_us) VALUES (?,?,?,?,?,?,?,?)" HISTORY_MERGE,
-    "UPDATE player_latency SET step_t_us = 0, step_exchanges = 0, step_lost = 0, step_rtt_min_us = 0,"
-    " step_rtt_p50_us = 0, step_rtt_max_us = 0, step_jitter_us = 0 WHERE player_id = ?1 AND step_t_us = ?2",
+    "UPDATE player_latency SET " STEP_CLEAR " WHERE player_id = ?1 AND step_t_us = ?2",
     "DELETE FROM player_latency_history WHERE (t_us, player_id) IN"
     " (SELECT t_us, player_id FROM player_latency_history WHERE t_us < ? LIMIT ?)",
 };
@@ -297,7 +298,7 @@ static int bind_step(sqlite3_stmt *st, const scene_row_t *r)
     const scene_history_row_t *h = &r->step;
     const int64_t step[] = { h->t_us, h->exchanges, h->lost, h->rtt_min_us, h->rtt_p50_us, h->rtt_max_us, h->jitter_us };
     for (int f = 0; f < 7; f++)
-        sqlite3_bind_int64(st, ROW_FIELDS + 4 + f, h->t_us ? step[f] : 0);
+        sqlite3_bind_int64(st, ROW_FIELDS + 4 + f, step[f]);   /* all 0 when no step is open */
     return step_once(st);
 }
 
