@@ -30,7 +30,6 @@ static void fill_row(const scene_history_t *h, uint64_t player_id, scene_history
         part->rtt_p50_us = sorted[h->n / 2];
     }
     part->jitter_us = h->jitter_n ? (int64_t) llround(h->jitter_sum / h->jitter_n) : 0;
-    part->seen = h->exchanges;
 }
 
 /* Ends the step: its row to *done when it had exchanges. */

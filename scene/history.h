@@ -31,7 +31,8 @@ typedef struct {
     int64_t  t_us;          /* the step's start, server time */
     int64_t  exchanges, lost;
     int64_t  rtt_min_us, rtt_p50_us, rtt_max_us, jitter_us;
-    int64_t  seen;          /* the step's exchanges when this row was made: of two parts, the later has more */
+    int64_t  seen;          /* the writer's count of rows taken when it took this one: of two parts of a
+                             * step, the later is greater (a part's own counts say nothing of its order) */
 } scene_history_row_t;
 
 typedef struct {
@@ -60,8 +61,8 @@ void scene_history_open(const scene_history_t *h, uint64_t player_id, scene_hist
 
 /* Sorts n parts into the store's key order (step, then player) and merges
  * the parts of one player's step into one, as the store would (counts
- * added, the extremes kept, the figures of the later part). Returns how
- * many rows are left at the front of rows. */
+ * added, the extremes kept, the figures of the later part by seen).
+ * Returns how many rows are left at the front of rows. */
 size_t scene_history_coalesce(scene_history_row_t *rows, size_t n);
 
 #endif

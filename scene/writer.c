@@ -14,7 +14,7 @@
 #define RETRY_LOG_US 10000000  /* a failing store is logged again every 10 s */
 #define TRIM_US      10000000  /* the heap's free pages go back to the system every 10 s */
 #define EXPIRE_BATCH 1000      /* history rows deleted at most per flush: small transactions */
-#define HIST_MAX     (1 << 20) /* history parts held while the store fails: 80 MiB; then the oldest steps go */
+#define HIST_MAX     (1 << 20) /* history rows held while the store fails: 80 MiB; then the oldest steps go */
 #define STOP_RETRY_US 5000000  /* at a stop, a failing store is retried this long */
 #define STOP_RETRY_MS 200
 
@@ -40,6 +40,7 @@ typedef struct {
     zsock_t  **to_worker_s;
     scene_history_row_t *hist;   /* history rows for the next flush */
     size_t     nhist, hist_size;
+    int64_t    hist_taken;       /* history rows taken so far: each row's seen */
     scene_sender_t sender;    /* to the workers */
     bool       failing;
     int64_t    last_error_log;
@@ -65,9 +66,10 @@ static void answer_query(state_t *st, const scene_query_t *q)
     scene_send(&st->sender, st->to_worker[q->worker], 0, 2, parts, lens);   /* failed: the worker asks again */
 }
 
-/* History parts for the next flush. While the store fails they pile up:
- * past HIST_MAX they are coalesced (one row a player's step), and past it
- * still the oldest steps are dropped, counted and logged. */
+/* History rows (closed steps) for the next flush, each numbered in its
+ * seen. While the store fails they pile up: past HIST_MAX they are
+ * coalesced (one row a player's step), and past it still the oldest steps
+ * are dropped, counted and logged. */
 static void keep_history(state_t *st, const scene_history_row_t *rows, size_t n)
 {
     if (st->nhist + n > HIST_MAX)
@@ -92,7 +94,10 @@ static void keep_history(state_t *st, const scene_history_row_t *rows, size_t n)
         st->hist = grown;
         st->hist_size = size;
     }
-    memcpy(st->hist + st->nhist, rows, n * sizeof *rows);
+    for (size_t i = 0; i < n; i++) {
+        st->hist[st->nhist + i] = rows[i];
+        st->hist[st->nhist + i].seen = ++st->hist_taken;
+    }
     st->nhist += n;
 }
 
@@ -116,7 +121,7 @@ static void on_message(state_t *st, zmsg_t *msg)
     }
 }
 
-/* One transaction with every pending row and history part. Returns 0, or
+/* One transaction with every pending row and history row. Returns 0, or
  * -1 with everything kept for the next try. */
 static int flush(state_t *st)
 {
