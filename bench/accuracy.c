@@ -427,6 +427,25 @@ typedef struct {
     double since_over[2];
 } lib_score_t;
 
+/* The line under a trace's table: libticksync's own figures. */
+static void print_lib_line(const trace_t *t, const ticksync_t *lib, lib_score_t *ls, const result_t *res, FILE *out)
+{
+    ticksync_stats_t st;
+    ticksync_stats(lib, &st);
+    qsort(ls->ratio, ls->nratio, sizeof *ls->ratio, cmp_double);
+    fprintf(out, "\nlibticksync: %.0f exchanges an hour; bound covers %.2f%% of frames; expected error covers %.2f%%, "
+                 "median expected / |error| %.1f; server steps %llu, path resets %llu",
+            res->exchanges_h, ls->frames ? 100 * ls->bound_held / ls->frames : 0,
+            ls->frames ? 100 * ls->expected_held / ls->frames : 0,
+            ls->nratio ? ls->ratio[ls->nratio / 2] : 0, (unsigned long long) st.server_steps,
+            (unsigned long long) st.path_resets);
+    for (int i = 0; i < 2; i++)
+        if (t->step_ms[i])
+            fprintf(out, "; within 5 ms %.1f s after the %+g ms step", ls->since_over[i] > 0
+                    ? (ls->since_over[i] - t->step_at_s[i] * 1e6) / 1e6 : 0.0, t->step_ms[i]);
+    fprintf(out, "\n");
+}
+
 static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
 {
     rng = seed;
@@ -542,26 +561,9 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
     res->exchanges_h = (double) exchanges / hours;
     res->bound_held = ls.frames ? ls.bound_held / ls.frames : 0;
     res->backwards = sc[LIB].backwards;
-    ticksync_stats_t st;
-    ticksync_stats(lib, &st);
-    qsort(ls.ratio, ls.nratio, sizeof *ls.ratio, cmp_double);
-    if (!out) {
-        free(ls.ratio);
-        ticksync_destroy(&lib);
-        return;
-    }
-    fprintf(out, "\nlibticksync: %.0f exchanges an hour; bound covers %.2f%% of frames; expected error covers %.2f%%, "
-                 "median expected / |error| %.1f; server steps %llu, path resets %llu",
-            res->exchanges_h, ls.frames ? 100 * ls.bound_held / ls.frames : 0,
-            ls.frames ? 100 * ls.expected_held / ls.frames : 0,
-            ls.nratio ? ls.ratio[ls.nratio / 2] : 0, (unsigned long long) st.server_steps,
-            (unsigned long long) st.path_resets);
+    if (out)
+        print_lib_line(t, lib, &ls, res, out);
     free(ls.ratio);
-    for (int i = 0; i < 2; i++)
-        if (t->step_ms[i])
-            fprintf(out, "; within 5 ms %.1f s after the %+g ms step", ls.since_over[i] > 0
-                    ? (ls.since_over[i] - t->step_at_s[i] * 1e6) / 1e6 : 0.0, t->step_ms[i]);
-    fprintf(out, "\n");
     ticksync_destroy(&lib);
 }
 
