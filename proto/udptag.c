@@ -1,4 +1,4 @@
-/* lib/ticksync/udptag.c - see udptag.h. */
+/* proto/udptag.c - see udptag.h. */
 #include "udptag.h"
 
 #include <sodium.h>

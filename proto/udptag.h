@@ -1,8 +1,8 @@
-/* lib/ticksync/udptag.h - the UDP datagram tag of PROTOCOL.md "Framing":
+/* proto/udptag.h - the UDP datagram tag of PROTOCOL.md "Framing":
  * SipHash-2-4 (libsodium crypto_shorthash) of the message bytes under the
  * session's 16-byte udp_key, and whole datagrams built and checked with it. */
-#ifndef TS_LIB_UDPTAG_H
-#define TS_LIB_UDPTAG_H
+#ifndef TS_PROTO_UDPTAG_H
+#define TS_PROTO_UDPTAG_H
 
 #include <stdbool.h>
 #include <stddef.h>
