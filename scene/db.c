@@ -4,13 +4,13 @@
 #include <errno.h>
 #include <libgen.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "err.h"
-#include "store.h"
 
 /* The usual cause of a store that cannot be opened for writing, which
  * SQLite words as "unable to open database file" with the errno of its
@@ -78,12 +78,57 @@ void scene_db_close(sqlite3 **db, sqlite3_stmt *st[], size_t n)
     *db = NULL;
 }
 
+/* The integer columns after player_id, in the order of SCENE_DB_COLUMNS: where each
+ * sits in a row. */
+static const size_t row_fields[] = {
+    offsetof(scene_row_t, rtt_us), offsetof(scene_row_t, srtt_us), offsetof(scene_row_t, rttvar_us),
+    offsetof(scene_row_t, min_rtt_us), offsetof(scene_row_t, samples), offsetof(scene_row_t, invalid),
+    offsetof(scene_row_t, lost), offsetof(scene_row_t, client_rtt_us), offsetof(scene_row_t, client_offset_us),
+    offsetof(scene_row_t, updated_at_us), offsetof(scene_row_t, lag_flag), offsetof(scene_row_t, lag_strikes),
+    offsetof(scene_row_t, online),
+};
+#define ROW_FIELDS ((int) (sizeof row_fields / sizeof row_fields[0]))
+
+static int64_t *row_field(scene_row_t *r, int i)
+{
+    return (int64_t *) ((char *) r + row_fields[i]);
+}
+
+static int64_t row_value(const scene_row_t *r, int i)
+{
+    return *(const int64_t *) ((const char *) r + row_fields[i]);
+}
+
+int scene_db_bind_row(sqlite3_stmt *st, const scene_row_t *r)
+{
+    sqlite3_bind_int64(st, 1, (sqlite3_int64) r->player_id);
+    for (int f = 0; f < ROW_FIELDS; f++)
+        sqlite3_bind_int64(st, f + 2, row_value(r, f));
+    if (r->clock_rate_known)
+        sqlite3_bind_int64(st, ROW_FIELDS + 2, r->clock_rate_ppm);
+    else
+        sqlite3_bind_null(st, ROW_FIELDS + 2);
+    sqlite3_bind_int64(st, ROW_FIELDS + 3, r->speed_flag);
+    return ROW_FIELDS + 3;
+}
+
+void scene_db_row_of(sqlite3_stmt *st, scene_row_t *row)
+{
+    memset(row, 0, sizeof *row);
+    row->player_id = (uint64_t) sqlite3_column_int64(st, 0);
+    for (int f = 0; f < ROW_FIELDS; f++)
+        *row_field(row, f) = sqlite3_column_int64(st, f + 1);
+    row->clock_rate_known = sqlite3_column_type(st, ROW_FIELDS + 1) != SQLITE_NULL;
+    row->clock_rate_ppm = sqlite3_column_int64(st, ROW_FIELDS + 1);
+    row->speed_flag = sqlite3_column_int64(st, ROW_FIELDS + 2);
+}
+
 int scene_db_get_row(sqlite3_stmt *by_id, uint64_t player_id, scene_row_t *row)
 {
     sqlite3_bind_int64(by_id, 1, (sqlite3_int64) player_id);
     int rc = sqlite3_step(by_id);
     if (rc == SQLITE_ROW)
-        scene_store_row_of(by_id, row);
+        scene_db_row_of(by_id, row);
     sqlite3_reset(by_id);
     return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }

@@ -8,7 +8,6 @@
 
 #include "db.h"
 #include "err.h"
-#include "store.h"
 
 enum { GET, WORST, BEST, TOTALS, SRTTS, PING, LAGGING, SPEEDING, HISTORY, NSQL };   /* the statements, in the order of sql[] */
 
@@ -18,15 +17,15 @@ struct scene_reader_t {
 };
 
 static const char *const sql[NSQL] = {
-    "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE player_id = ?",
-    "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE samples > 0 ORDER BY srtt_us DESC, player_id LIMIT ?",
-    "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE samples > 0 ORDER BY srtt_us ASC, player_id LIMIT ?",
+    "SELECT " SCENE_DB_COLUMNS " FROM player_latency WHERE player_id = ?",
+    "SELECT " SCENE_DB_COLUMNS " FROM player_latency WHERE samples > 0 ORDER BY srtt_us DESC, player_id LIMIT ?",
+    "SELECT " SCENE_DB_COLUMNS " FROM player_latency WHERE samples > 0 ORDER BY srtt_us ASC, player_id LIMIT ?",
     "SELECT count(*), total(online), total(samples > 0), total(samples), total(invalid), total(lost)"
     " FROM player_latency",
     "SELECT srtt_us FROM player_latency WHERE samples > 0",
     "SELECT 1 FROM player_latency LIMIT 1",
-    "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE lag_flag != 0 ORDER BY srtt_us DESC, player_id LIMIT ?",
-    "SELECT " SCENE_STORE_COLUMNS " FROM player_latency WHERE speed_flag != 0"
+    "SELECT " SCENE_DB_COLUMNS " FROM player_latency WHERE lag_flag != 0 ORDER BY srtt_us DESC, player_id LIMIT ?",
+    "SELECT " SCENE_DB_COLUMNS " FROM player_latency WHERE speed_flag != 0"
     " ORDER BY abs(clock_rate_ppm) DESC, player_id LIMIT ?",
     /* The history is ordered by step, then player (scene/store.c): walk the
      * steps in the range, one seek each, and look the player up in each */
@@ -73,7 +72,7 @@ static int rows_of(sqlite3_stmt *st, scene_row_t *rows, int max)
     sqlite3_bind_int(st, 1, max);
     int n = 0, rc;
     while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        scene_store_row_of(st, &rows[n++]);
+        scene_db_row_of(st, &rows[n++]);
     if (n < max && rc != SQLITE_DONE)
         n = -1;
     sqlite3_reset(st);

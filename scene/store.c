@@ -23,7 +23,7 @@ struct scene_store_t {
     int64_t       moved, moved_us;   /* history rows moved to today's layout at the open, and how long it took */
 };
 
-#define COLUMNS SCENE_STORE_COLUMNS
+#define COLUMNS SCENE_DB_COLUMNS
 
 /* player_latency_history's columns and key (see setup) */
 #define HISTORY_TABLE \
@@ -263,42 +263,15 @@ static int step_once(sqlite3_stmt *st)
     return rc;
 }
 
-/* The integer columns after player_id, in the order of COLUMNS: where each
- * sits in a row. */
-static const size_t row_fields[] = {
-    offsetof(scene_row_t, rtt_us), offsetof(scene_row_t, srtt_us), offsetof(scene_row_t, rttvar_us),
-    offsetof(scene_row_t, min_rtt_us), offsetof(scene_row_t, samples), offsetof(scene_row_t, invalid),
-    offsetof(scene_row_t, lost), offsetof(scene_row_t, client_rtt_us), offsetof(scene_row_t, client_offset_us),
-    offsetof(scene_row_t, updated_at_us), offsetof(scene_row_t, lag_flag), offsetof(scene_row_t, lag_strikes),
-    offsetof(scene_row_t, online),
-};
-#define ROW_FIELDS ((int) (sizeof row_fields / sizeof row_fields[0]))
-
-static int64_t *row_field(scene_row_t *r, int i)
-{
-    return (int64_t *) ((char *) r + row_fields[i]);
-}
-
-static int64_t row_value(const scene_row_t *r, int i)
-{
-    return *(const int64_t *) ((const char *) r + row_fields[i]);
-}
-
-/* Binds r to st's parameters, in the order of COLUMNS, and steps it once. */
+/* Binds r to st's parameters, in the order of COLUMNS then STEP_COLUMNS, and
+ * steps it once. */
 static int bind_step(sqlite3_stmt *st, const scene_row_t *r)
 {
-    sqlite3_bind_int64(st, 1, (sqlite3_int64) r->player_id);
-    for (int f = 0; f < ROW_FIELDS; f++)
-        sqlite3_bind_int64(st, f + 2, row_value(r, f));
-    if (r->clock_rate_known)
-        sqlite3_bind_int64(st, ROW_FIELDS + 2, r->clock_rate_ppm);
-    else
-        sqlite3_bind_null(st, ROW_FIELDS + 2);
-    sqlite3_bind_int64(st, ROW_FIELDS + 3, r->speed_flag);
+    int next = scene_db_bind_row(st, r) + 1;
     const scene_history_row_t *h = &r->step;
     const int64_t step[] = { h->t_us, h->exchanges, h->lost, h->rtt_min_us, h->rtt_p50_us, h->rtt_max_us, h->jitter_us };
     for (int f = 0; f < 7; f++)
-        sqlite3_bind_int64(st, ROW_FIELDS + 4 + f, step[f]);   /* all 0 when no step is open */
+        sqlite3_bind_int64(st, next + f, step[f]);   /* all 0 when no step is open */
     return step_once(st);
 }
 
@@ -347,17 +320,6 @@ int scene_store_put_all(scene_store_t *self, const scene_row_t *rows, size_t n, 
         return -1;
     }
     return 0;
-}
-
-void scene_store_row_of(sqlite3_stmt *st, scene_row_t *row)
-{
-    memset(row, 0, sizeof *row);
-    row->player_id = (uint64_t) sqlite3_column_int64(st, 0);
-    for (int f = 0; f < ROW_FIELDS; f++)
-        *row_field(row, f) = sqlite3_column_int64(st, f + 1);
-    row->clock_rate_known = sqlite3_column_type(st, ROW_FIELDS + 1) != SQLITE_NULL;
-    row->clock_rate_ppm = sqlite3_column_int64(st, ROW_FIELDS + 1);
-    row->speed_flag = sqlite3_column_int64(st, ROW_FIELDS + 2);
 }
 
 int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row)

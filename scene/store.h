@@ -12,12 +12,6 @@
 #include "row.h"
 
 typedef struct scene_store_t scene_store_t;
-typedef struct sqlite3_stmt sqlite3_stmt;
-
-/* The columns of a whole row, in scene_row_t's order, for SELECTs. */
-#define SCENE_STORE_COLUMNS "player_id, rtt_us, srtt_us, rttvar_us, min_rtt_us, samples, invalid, lost, " \
-                            "client_rtt_us, client_offset_us, updated_at_us, lag_flag, lag_strikes, online, " \
-                            "clock_rate_ppm, speed_flag"
 
 /* Opens (creating the file, its folder's last level and the table) and
  * marks every row offline, since no session survives a restart. Returns
@@ -50,8 +44,5 @@ int scene_store_expire_history(scene_store_t *self, int64_t before_us, int limit
 
 /* Returns 1 with *row filled, 0 when the player has no row, -1 on error. */
 int scene_store_get(scene_store_t *self, uint64_t player_id, scene_row_t *row);
-
-/* Fills row from the current result row of a SELECT of SCENE_STORE_COLUMNS. */
-void scene_store_row_of(sqlite3_stmt *select, scene_row_t *row);
 
 #endif
