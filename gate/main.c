@@ -48,20 +48,9 @@ static bool gate_healthy(void *arg, json_t *body)
     return up > 0;
 }
 
-int main(int argc, char **argv)
+static gate_options_t options_of(ts_config_t *cfg)
 {
-    ts_config_t *cfg = ts_config_new("ticksync-gate", "[options]",
-                                     "The ticksync gate: accepts game clients, stamps their TimeSync messages\n"
-                                     "with server time and forwards them to the player's scene shard.",
-                                     settings, sizeof settings / sizeof settings[0]);
-    if (!cfg)
-        return 1;
-    ts_config_rc_t rc = ts_config_load(cfg, argc, argv);
-    if (rc != TS_CONFIG_OK) {
-        ts_config_destroy(&cfg);
-        return rc == TS_CONFIG_EXIT ? 0 : 2;
-    }
-    gate_options_t opt = {
+    return (gate_options_t) {
         .scenes = ts_config_str(cfg, "scenes"),
         .sync_rate = (double) ts_config_int(cfg, "sync-rate"),
         .sync_interval_ms = (uint64_t) ts_config_int(cfg, "sync-interval-ms"),
@@ -73,51 +62,56 @@ int main(int argc, char **argv)
         .ws = ts_config_str(cfg, "ws-listen") != NULL,
         .ws_origins = ts_config_str(cfg, "ws-origins"),
     };
-    char err[TS_ERR_MAX];
-    uint8_t *secret = NULL;
-    if (ts_config_argc(cfg) > 0)
-        rc = ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));
-    else if (ts_addr_parse(ts_config_str(cfg, "listen"), &opt.listen, &opt.listen_len, err) < 0)
-        rc = ts_config_fail(cfg, "listen: %s", err);
-    else if (opt.ws && ts_addr_parse(ts_config_str(cfg, "ws-listen"), &opt.ws_listen, &opt.ws_listen_len, err) < 0)
-        rc = ts_config_fail(cfg, "ws-listen: %s", err);
-    else if (ts_config_str(cfg, "secret-file")
-             && !(secret = ts_token_read_secret(ts_config_str(cfg, "secret-file"), &opt.secret_len)))
-        rc = ts_config_fail(cfg, "secret-file: cannot read '%s' (or it is empty)", ts_config_str(cfg, "secret-file"));
-    else if (!secret && opt.ws && !ts_addr_is_loopback(&opt.ws_listen) && !ts_config_bool(cfg, "allow-open"))
-        rc = ts_config_fail(cfg, "open mode (no --secret-file) refuses non-loopback address %s without --allow-open",
-                            ts_config_str(cfg, "ws-listen"));
-    else if (opt.curve_cert && !opt.curve_scene_certs)
-        rc = ts_config_fail(cfg, "curve-cert: only with curve-scene-cert");
-    else if (!secret && !ts_addr_is_loopback(&opt.listen) && !ts_config_bool(cfg, "allow-open"))
-        rc = ts_config_fail(cfg, "open mode (no --secret-file) refuses non-loopback address %s without --allow-open",
-                            ts_config_str(cfg, "listen"));
-    if (rc != TS_CONFIG_OK) {
-        free(secret);
-        ts_config_destroy(&cfg);
-        return 2;
-    }
-    opt.secret = secret;
+}
 
+/* The addresses parsed into opt, the secret read into *secret (NULL: open
+ * mode), and open mode refused beyond loopback unless allowed. */
+static ts_config_rc_t check(ts_config_t *cfg, gate_options_t *opt, uint8_t **secret)
+{
+    char err[TS_ERR_MAX];
+    const char *secret_file = ts_config_str(cfg, "secret-file");
+    const char *refused = "open mode (no --secret-file) refuses non-loopback address %s without --allow-open";
+    bool open_ok = ts_config_bool(cfg, "allow-open");
+    if (ts_config_argc(cfg) > 0)
+        return ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));
+    if (ts_addr_parse(ts_config_str(cfg, "listen"), &opt->listen, &opt->listen_len, err) < 0)
+        return ts_config_fail(cfg, "listen: %s", err);
+    if (opt->ws && ts_addr_parse(ts_config_str(cfg, "ws-listen"), &opt->ws_listen, &opt->ws_listen_len, err) < 0)
+        return ts_config_fail(cfg, "ws-listen: %s", err);
+    if (secret_file && !(*secret = ts_token_read_secret(secret_file, &opt->secret_len)))
+        return ts_config_fail(cfg, "secret-file: cannot read '%s' (or it is empty)", secret_file);
+    if (!*secret && opt->ws && !ts_addr_is_loopback(&opt->ws_listen) && !open_ok)
+        return ts_config_fail(cfg, refused, ts_config_str(cfg, "ws-listen"));
+    if (opt->curve_cert && !opt->curve_scene_certs)
+        return ts_config_fail(cfg, "curve-cert: only with curve-scene-cert");
+    if (!*secret && !ts_addr_is_loopback(&opt->listen) && !open_ok)
+        return ts_config_fail(cfg, refused, ts_config_str(cfg, "listen"));
+    opt->secret = *secret;
+    return TS_CONFIG_OK;
+}
+
+/* The gate and its metrics endpoint, until SIGTERM or SIGINT. Returns the
+ * exit status. */
+static int run(ts_config_t *cfg, const gate_options_t *opt)
+{
     /* SIGTERM/SIGINT arrive through the loop's signalfd; czmq must not take them. */
     ts_signals_block();
     zsys_handler_set(NULL);
-
     ts_log_t *log = ts_log_new("gate", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));
     ts_metrics_t *metrics = ts_metrics_new(TS_METRICS_ONE_WRITER);
-    snprintf(err, sizeof err, "out of memory");
-    gate_t *gate = log && metrics ? gate_new(&opt, log, metrics, err) : NULL;
+    char err[TS_ERR_MAX] = "out of memory";
+    gate_t *gate = log && metrics ? gate_new(opt, log, metrics, err) : NULL;
     ts_httpd_options_t ho = { .listen = ts_config_str(cfg, "metrics"), .what = "metrics HTTP", .metrics = metrics,
                               .max_connections = 64, .health = gate_healthy, .arg = gate };
     ts_httpd_t *httpd = gate ? ts_httpd_new(&ho, err) : NULL;
     int status = 1;
     if (httpd) {
-        ts_log(log, TS_LOG_INFO, "listening", "listen=%s ws_listen=%s scenes=%s metrics=%s", ts_config_str(cfg, "listen"),
-               opt.ws ? ts_config_str(cfg, "ws-listen") : "off", opt.scenes, ts_config_str(cfg, "metrics"));
-        if (opt.ws && ts_addr_browsers_refuse(ts_addr_port(&opt.ws_listen)))
+        const char *ws_listen = opt->ws ? ts_config_str(cfg, "ws-listen") : "off";
+        ts_log(log, TS_LOG_INFO, "listening", "listen=%s ws_listen=%s scenes=%s metrics=%s",
+               ts_config_str(cfg, "listen"), ws_listen, opt->scenes, ts_config_str(cfg, "metrics"));
+        if (opt->ws && ts_addr_browsers_refuse(ts_addr_port(&opt->ws_listen)))
             ts_log(log, TS_LOG_WARN, "ws_port_refused_by_browsers",
-                   "ws_listen=%s note=\"a bad port of the Fetch standard: no page can connect\"",
-                   ts_config_str(cfg, "ws-listen"));
+                   "ws_listen=%s note=\"a bad port of the Fetch standard: no page can connect\"", ws_listen);
         status = gate_run(gate);
     } else {
         fprintf(stderr, "ticksync-gate: %s\n", err);
@@ -126,6 +120,25 @@ int main(int argc, char **argv)
     gate_destroy(&gate);
     ts_metrics_destroy(&metrics);
     ts_log_destroy(&log);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    ts_config_t *cfg = ts_config_new("ticksync-gate", "[options]",
+                                     "The ticksync gate: accepts game clients, stamps their TimeSync messages\n"
+                                     "with server time and forwards them to the player's scene shard.",
+                                     settings, sizeof settings / sizeof settings[0]);
+    if (!cfg)
+        return 1;
+    uint8_t *secret = NULL;
+    gate_options_t opt = { 0 };
+    ts_config_rc_t rc = ts_config_load(cfg, argc, argv);
+    if (rc == TS_CONFIG_OK) {
+        opt = options_of(cfg);
+        rc = check(cfg, &opt, &secret);
+    }
+    int status = rc == TS_CONFIG_OK ? run(cfg, &opt) : rc == TS_CONFIG_EXIT ? 0 : 2;
     free(secret);
     ts_config_destroy(&cfg);
     return status;

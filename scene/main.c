@@ -34,51 +34,44 @@ static const ts_setting_t settings[] = {
     { "curve-gates", TS_SET_STR, NULL, "folder of the public certificates of the gates let in (none: any gate that has the scene's public key)", 0, 0 },
 };
 
-int main(int argc, char **argv)
+/* admin-token-file's secret into *token (NULL: no token asked for). */
+static ts_config_rc_t read_token(ts_config_t *cfg, char **token)
 {
-    ts_config_t *cfg = ts_config_new("ticksync-scene", "[options]",
-                                     "A ticksync scene shard: per-player workers compute and smooth each\n"
-                                     "player's round trip (RFC 6298) and keep it in SQLite.",
-                                     settings, sizeof settings / sizeof settings[0]);
-    if (!cfg)
-        return 1;
-    ts_config_rc_t rc = ts_config_load(cfg, argc, argv);
-    if (rc == TS_CONFIG_OK && ts_config_argc(cfg) > 0)
-        rc = ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));
-    if (rc != TS_CONFIG_OK) {
-        ts_config_destroy(&cfg);
-        return rc == TS_CONFIG_EXIT ? 0 : 2;
+    size_t len = 0;
+    const char *file = ts_config_str(cfg, "admin-token-file");
+    *token = file ? (char *) ts_token_read_secret(file, &len) : NULL;
+    if (file && (!*token || strlen(*token) != len)) {
+        free(*token);
+        *token = NULL;
+        return ts_config_fail(cfg, "admin-token-file: cannot read '%s' (or it is empty or binary)", file);
     }
+    return TS_CONFIG_OK;
+}
+
+/* curve-cert loads, and curve-gates is a folder that comes with it. */
+static ts_config_rc_t check_curve(ts_config_t *cfg)
+{
+    const char *cert_file = ts_config_str(cfg, "curve-cert"), *gates = ts_config_str(cfg, "curve-gates");
+    struct stat folder;
+    char why[TS_ERR_MAX];
+    zcert_t *cert = cert_file ? ts_curve_load(cert_file, true, why) : NULL;
+    bool cert_ok = cert != NULL;
+    zcert_destroy(&cert);
+    if (cert_file && !cert_ok)
+        return ts_config_fail(cfg, "curve-cert: %s", why);
+    if (gates && !cert_file)
+        return ts_config_fail(cfg, "curve-gates: only with curve-cert");
+    if (gates && (stat(gates, &folder) < 0 || !S_ISDIR(folder.st_mode)))
+        return ts_config_fail(cfg, "curve-gates: '%s' is not a folder", gates);
+    return TS_CONFIG_OK;
+}
+
+static scene_options_t options_of(ts_config_t *cfg, const char *token)
+{
     long workers = ts_config_int(cfg, "workers");
     if (workers == 0)
         workers = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
-    size_t token_len = 0;
-    const char *token_file = ts_config_str(cfg, "admin-token-file");
-    char *token = token_file ? (char *) ts_token_read_secret(token_file, &token_len) : NULL;
-    if (token_file && (!token || strlen(token) != token_len)) {
-        ts_config_fail(cfg, "admin-token-file: cannot read '%s' (or it is empty or binary)", token_file);
-        free(token);
-        ts_config_destroy(&cfg);
-        return 2;
-    }
-    const char *curve_cert = ts_config_str(cfg, "curve-cert"), *curve_gates = ts_config_str(cfg, "curve-gates");
-    struct stat folder;
-    char why[TS_ERR_MAX];
-    zcert_t *cert = curve_cert ? ts_curve_load(curve_cert, true, why) : NULL;
-    bool cert_ok = cert != NULL;
-    zcert_destroy(&cert);
-    if (curve_cert && !cert_ok)
-        rc = ts_config_fail(cfg, "curve-cert: %s", why);
-    else if (curve_gates && !curve_cert)
-        rc = ts_config_fail(cfg, "curve-gates: only with curve-cert");
-    else if (curve_gates && (stat(curve_gates, &folder) < 0 || !S_ISDIR(folder.st_mode)))
-        rc = ts_config_fail(cfg, "curve-gates: '%s' is not a folder", curve_gates);
-    if (rc != TS_CONFIG_OK) {
-        free(token);
-        ts_config_destroy(&cfg);
-        return 2;
-    }
-    scene_options_t opt = {
+    return (scene_options_t) {
         .bind = ts_config_str(cfg, "bind"),
         .db = ts_config_str(cfg, "db"),
         .admin = ts_config_str(cfg, "admin"),
@@ -93,18 +86,21 @@ int main(int argc, char **argv)
         .wal_bytes = ts_config_int(cfg, "wal-mb") << 20,
         .speed = { .bound_ppm = ts_config_int(cfg, "speed-bound-ppm"),
                    .span_us = ts_config_int(cfg, "speed-span-s") * 1000000 },
-        .curve_cert = curve_cert,
-        .curve_gates = curve_gates,
+        .curve_cert = ts_config_str(cfg, "curve-cert"),
+        .curve_gates = ts_config_str(cfg, "curve-gates"),
     };
+}
 
+/* The shard, until SIGTERM or SIGINT. Returns the exit status. */
+static int run(const scene_options_t *opt, const char *log_level)
+{
     /* SIGTERM/SIGINT arrive through the routing loop's signalfd; czmq must not take them. */
     ts_signals_block();
     zsys_handler_set(NULL);
-
-    ts_log_t *log = ts_log_new("scene", (ts_log_level_t) ts_log_level_parse(ts_config_str(cfg, "log-level")));
+    ts_log_t *log = ts_log_new("scene", (ts_log_level_t) ts_log_level_parse(log_level));
     ts_metrics_t *metrics = ts_metrics_new(TS_METRICS_ANY_WRITER);
     char err[TS_ERR_MAX] = "out of memory";
-    scene_t *scene = log && metrics ? scene_new(&opt, log, metrics, err) : NULL;
+    scene_t *scene = log && metrics ? scene_new(opt, log, metrics, err) : NULL;
     int status = 1;
     if (scene) {
         status = scene_run(scene);
@@ -118,6 +114,30 @@ int main(int argc, char **argv)
     }
     ts_metrics_destroy(&metrics);
     ts_log_destroy(&log);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    ts_config_t *cfg = ts_config_new("ticksync-scene", "[options]",
+                                     "A ticksync scene shard: per-player workers compute and smooth each\n"
+                                     "player's round trip (RFC 6298) and keep it in SQLite.",
+                                     settings, sizeof settings / sizeof settings[0]);
+    if (!cfg)
+        return 1;
+    char *token = NULL;
+    ts_config_rc_t rc = ts_config_load(cfg, argc, argv);
+    if (rc == TS_CONFIG_OK && ts_config_argc(cfg) > 0)
+        rc = ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));
+    if (rc == TS_CONFIG_OK)
+        rc = read_token(cfg, &token);
+    if (rc == TS_CONFIG_OK)
+        rc = check_curve(cfg);
+    int status = rc == TS_CONFIG_EXIT ? 0 : 2;
+    if (rc == TS_CONFIG_OK) {
+        scene_options_t opt = options_of(cfg, token);
+        status = run(&opt, ts_config_str(cfg, "log-level"));
+    }
     free(token);
     ts_config_destroy(&cfg);
     return status;

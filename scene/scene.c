@@ -70,6 +70,125 @@ static int curve_serve(scene_t *s, char *err)
     return 0;
 }
 
+/* The store, opened and its write-ahead log bounded, handed to the writer
+ * thread; the admin API reads the same file. */
+static int start_store(scene_t *s, ts_metrics_t *metrics, char *err)
+{
+    const scene_options_t *opt = &s->opt;
+    s->health = scene_health_new();
+    if (!s->health) {
+        snprintf(err, TS_ERR_MAX, "out of memory");
+        return -1;
+    }
+    scene_store_t *store = scene_store_new(opt->db, err);
+    if (store && opt->wal_bytes > 0 && scene_store_bound_wal(store, opt->wal_bytes, err) < 0)
+        scene_store_destroy(&store);
+    if (!store)
+        return -1;
+    int64_t took_us, moved = scene_store_history_moved(store, &took_us);
+    if (moved)
+        ts_log(s->log, TS_LOG_WARN, "history_layout_moved", "rows=%lld seconds=%.1f", (long long) moved,
+               (double) took_us / 1e6);
+    s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, opt->history_keep_us, s->log, &s->stats,
+                                 s->health);
+    if (!s->writer) {
+        snprintf(err, TS_ERR_MAX, "cannot start the scene's writer thread");
+        return -1;
+    }
+    scene_admin_options_t ao = { .listen = opt->admin, .db = opt->db, .token = opt->admin_token,
+                                 .metrics = metrics, .log = s->log, .history_step_us = opt->history_step_us,
+                                 .health = s->health };
+    s->admin = scene_admin_new(&ao, err);
+    return s->admin ? 0 : -1;
+}
+
+/* The buffers the main loop decodes into and passes on with. */
+static int make_buffers(scene_t *s, char *err)
+{
+    int n = s->opt.workers;
+    s->passed = calloc((size_t) n, sizeof *s->passed);
+    s->npassed = calloc((size_t) n, sizeof *s->npassed);
+    s->answers = malloc(TS_ENV_BATCH_MAX);
+    s->dec = ts_decoder_new();
+    s->gates = scene_gates_new(GATE_LOST_US);
+    bool ok = s->passed && s->npassed && s->answers && s->dec && s->gates;
+    for (int w = 0; ok && w < n; w++)
+        ok = (s->passed[w] = malloc(SCENE_PASS_MAX * sizeof(ts_env_t))) != NULL;
+    if (!ok)
+        snprintf(err, TS_ERR_MAX, "out of memory");
+    return ok ? 0 : -1;
+}
+
+/* The worker threads, a PUSH socket to each, and the PULL their replies
+ * come back on. */
+static int start_workers(scene_t *s, char *err)
+{
+    const scene_options_t *opt = &s->opt;
+    s->workers = calloc((size_t) opt->workers, sizeof *s->workers);
+    s->to_worker = calloc((size_t) opt->workers, sizeof *s->to_worker);
+    s->replies = zsock_new_pull("@" SCENE_EP_REPLIES);
+    if (!s->workers || !s->to_worker || !s->replies) {
+        snprintf(err, TS_ERR_MAX, "cannot start the scene's threads");
+        return -1;
+    }
+    zsock_set_rcvhwm(s->replies, 0);
+    s->to_workers = (scene_sender_t) { .failed = s->stats.send_failed_worker, .log = s->log, .to = "worker" };
+    char ep[64];
+    for (int w = 0; w < opt->workers; w++) {
+        scene_worker_options_t wo = { .index = w, .count = opt->workers, .idle_us = opt->idle_us,
+                                      .lag = opt->lag, .speed = opt->speed,
+                                      .history_step_us = opt->history_step_us,
+                                      .hold_us = scene_hold_us(opt->flush_ms), .log = s->log,
+                                      .stats = &s->stats };
+        s->workers[w] = scene_worker_new(&wo);
+        s->to_worker[w] = zsock_new_push(scene_worker_endpoint(ep, '>', w));
+        if (!s->workers[w] || !s->to_worker[w]) {
+            snprintf(err, TS_ERR_MAX, "cannot start worker %d", w);
+            return -1;
+        }
+        zsock_set_sndhwm(s->to_worker[w], 0);
+    }
+    return 0;
+}
+
+/* The ROUTER the gates connect to, with CurveZMQ when a certificate is
+ * given, bound. */
+static int bind_router(scene_t *s, char *err)
+{
+    s->router = zsock_new(ZMQ_ROUTER);
+    if (!s->router) {
+        snprintf(err, TS_ERR_MAX, "cannot make the gates' socket");
+        return -1;
+    }
+    /* a reply for a gate that is gone or full is refused (and counted),
+     * not dropped without a word as a ROUTER otherwise does */
+    zsock_set_router_mandatory(s->router, 1);
+    /* a gate keeps its identity across reconnects: the new connection takes
+     * over from one ZeroMQ has not yet seen drop */
+    zsock_set_router_handover(s->router, 1);
+    s->to_gate = (scene_sender_t) { .failed = s->stats.send_failed_gate, .log = s->log, .to = "gate" };
+    zsock_set_sndhwm(s->router, SCENE_HWM);
+    zsock_set_rcvhwm(s->router, SCENE_HWM);
+    zsock_set_linger(s->router, 500);
+    zsock_set_heartbeat_ivl(s->router, 500);   /* as the gate's: see gate/shards.c */
+    zsock_set_heartbeat_timeout(s->router, 2000);
+    if (s->opt.curve_cert && curve_serve(s, err) < 0)
+        return -1;
+    if (zsock_bind(s->router, "%s", s->opt.bind) < 0) {
+        snprintf(err, TS_ERR_MAX, "cannot bind %s: %s", s->opt.bind, zmq_strerror(zmq_errno()));
+        return -1;
+    }
+    return 0;
+}
+
+static int watch_signals(scene_t *s, char *err)
+{
+    s->signal_fd = ts_signals_fd();
+    if (s->signal_fd < 0)
+        snprintf(err, TS_ERR_MAX, "cannot watch signals");
+    return s->signal_fd < 0 ? -1 : 0;
+}
+
 scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metrics, char *err)
 {
     scene_t *s = calloc(1, sizeof *s);
@@ -82,94 +201,9 @@ scene_t *scene_new(const scene_options_t *opt, ts_log_t *log, ts_metrics_t *metr
     s->log = log;
     s->signal_fd = -1;
     zmq_msg_init(&s->in);
-    s->health = scene_health_new();
-    scene_store_t *store = s->health ? scene_store_new(opt->db, err) : NULL;
-    if (store && opt->wal_bytes > 0 && scene_store_bound_wal(store, opt->wal_bytes, err) < 0)
-        scene_store_destroy(&store);
-    if (!store) {
-        scene_health_destroy(&s->health);
-        free(s);
-        return NULL;
-    }
-    int64_t took_us, moved = scene_store_history_moved(store, &took_us);
-    if (moved)
-        ts_log(log, TS_LOG_WARN, "history_layout_moved", "rows=%lld seconds=%.1f", (long long) moved,
-               (double) took_us / 1e6);
-    s->writer = scene_writer_new(store, opt->workers, opt->flush_ms, opt->history_keep_us, log, &s->stats, s->health);
-    if (s->writer) {
-        scene_admin_options_t ao = { .listen = opt->admin, .db = opt->db, .token = opt->admin_token,
-                                     .metrics = metrics, .log = log, .history_step_us = opt->history_step_us,
-                                     .health = s->health };
-        s->admin = scene_admin_new(&ao, err);
-        if (!s->admin) {
-            scene_destroy(&s);
-            return NULL;
-        }
-    }
-    s->workers = calloc((size_t) opt->workers, sizeof *s->workers);
-    s->to_worker = calloc((size_t) opt->workers, sizeof *s->to_worker);
-    s->passed = calloc((size_t) opt->workers, sizeof *s->passed);
-    s->npassed = calloc((size_t) opt->workers, sizeof *s->npassed);
-    s->answers = malloc(TS_ENV_BATCH_MAX);
-    s->replies = zsock_new_pull("@" SCENE_EP_REPLIES);
-    s->dec = ts_decoder_new();
-    s->gates = scene_gates_new(GATE_LOST_US);
-    s->router = zsock_new(ZMQ_ROUTER);
-    for (int w = 0; s->passed && w < opt->workers; w++)
-        s->passed[w] = malloc(SCENE_PASS_MAX * sizeof(ts_env_t));
-    bool passed_ok = s->passed && s->npassed;
-    for (int w = 0; passed_ok && w < opt->workers; w++)
-        passed_ok = s->passed[w] != NULL;
-    if (!s->writer || !s->workers || !s->to_worker || !s->replies || !s->router || !s->dec || !s->gates || !s->answers
-        || !passed_ok) {
-        snprintf(err, TS_ERR_MAX, "cannot start the scene's threads");
+    if (start_store(s, metrics, err) < 0 || make_buffers(s, err) < 0 || start_workers(s, err) < 0
+        || bind_router(s, err) < 0 || watch_signals(s, err) < 0)
         scene_destroy(&s);
-        return NULL;
-    }
-    zsock_set_rcvhwm(s->replies, 0);
-    char ep[64];
-    for (int w = 0; w < opt->workers; w++) {
-        scene_worker_options_t wo = { .index = w, .count = opt->workers, .idle_us = opt->idle_us,
-                                      .lag = opt->lag, .speed = opt->speed,
-                                      .history_step_us = opt->history_step_us,
-                                      .hold_us = scene_hold_us(opt->flush_ms), .log = log,
-                                      .stats = &s->stats };
-        s->workers[w] = scene_worker_new(&wo);
-        s->to_worker[w] = zsock_new_push(scene_worker_endpoint(ep, '>', w));
-        if (!s->workers[w] || !s->to_worker[w]) {
-            snprintf(err, TS_ERR_MAX, "cannot start worker %d", w);
-            scene_destroy(&s);
-            return NULL;
-        }
-        zsock_set_sndhwm(s->to_worker[w], 0);
-    }
-    /* a reply for a gate that is gone or full is refused (and counted),
-     * not dropped without a word as a ROUTER otherwise does */
-    zsock_set_router_mandatory(s->router, 1);
-    /* a gate keeps its identity across reconnects: the new connection takes
-     * over from one ZeroMQ has not yet seen drop */
-    zsock_set_router_handover(s->router, 1);
-    s->to_gate = (scene_sender_t) { .failed = s->stats.send_failed_gate, .log = log, .to = "gate" };
-    s->to_workers = (scene_sender_t) { .failed = s->stats.send_failed_worker, .log = log, .to = "worker" };
-    zsock_set_sndhwm(s->router, SCENE_HWM);
-    zsock_set_rcvhwm(s->router, SCENE_HWM);
-    zsock_set_linger(s->router, 500);
-    zsock_set_heartbeat_ivl(s->router, 500);   /* as the gate's: see gate/shards.c */
-    zsock_set_heartbeat_timeout(s->router, 2000);
-    if (opt->curve_cert && curve_serve(s, err) < 0) {
-        scene_destroy(&s);
-        return NULL;
-    }
-    if (zsock_bind(s->router, "%s", opt->bind) < 0) {
-        snprintf(err, TS_ERR_MAX, "cannot bind %s: %s", opt->bind, zmq_strerror(zmq_errno()));
-        scene_destroy(&s);
-        return NULL;
-    }
-    s->signal_fd = ts_signals_fd();
-    if (s->signal_fd < 0) {
-        snprintf(err, TS_ERR_MAX, "cannot watch signals");
-        scene_destroy(&s);
-    }
     return s;
 }
 

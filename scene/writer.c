@@ -273,8 +273,10 @@ scene_writer_t *scene_writer_new(scene_store_t *store, int workers, int flush_ms
                                  ts_log_t *log, scene_stats_t *stats, scene_health_t *health)
 {
     scene_writer_t *self = calloc(1, sizeof *self);
-    if (!self)
+    if (!self) {
+        scene_store_destroy(&store);
         return NULL;
+    }
     self->cfg = (config_t) { store, workers, flush_ms, history_keep_us, log, stats, health, 0 };
     self->actor = zactor_new(writer_actor, &self->cfg);
     if (!self->actor) {
