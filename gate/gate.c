@@ -169,12 +169,12 @@ void gate_destroy(gate_t **self_p)
     *self_p = NULL;
 }
 
-int gate_shards_reachable(const gate_t *self)
+int gate_reachable_shards(const gate_t *self)
 {
     return atomic_load(&((gate_t *) self)->shards_up);
 }
 
-int gate_shards_degraded_now(const gate_t *self, uint64_t *first64)
+int gate_degraded_shards(const gate_t *self, uint64_t *first64)
 {
     *first64 = atomic_load(&((gate_t *) self)->degraded_mask);
     return atomic_load(&((gate_t *) self)->shards_degraded);
@@ -361,8 +361,6 @@ static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
     if (!gone(c))
         tell_scene(g, c, TS_ENV_OPEN);
 }
-
-static void refuse(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code, bool udp);
 
 /* An envelope whose batch the shard would not take. An OPEN or CLOSE is
  * queued again while the shard is up; otherwise it is dropped and counted.

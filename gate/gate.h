@@ -43,9 +43,9 @@ void gate_destroy(gate_t **self_p);
 int gate_run(gate_t *self);
 
 /* Shards answering PINGs now (for /healthz). Thread-safe. */
-int gate_shards_reachable(const gate_t *self);
+int gate_reachable_shards(const gate_t *self);
 /* Shards up whose store is failing (their PONGs say so), and which of
  * shards 0-63 they are (bit i); any thread. */
-int gate_shards_degraded_now(const gate_t *self, uint64_t *first64);
+int gate_degraded_shards(const gate_t *self, uint64_t *first64);
 
 #endif

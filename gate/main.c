@@ -35,9 +35,9 @@ static const ts_setting_t settings[] = {
  * cannot write its store, named in shards_degraded. */
 static bool gate_healthy(void *arg, json_t *body)
 {
-    int up = gate_shards_reachable(arg);
+    int up = gate_reachable_shards(arg);
     uint64_t mask;
-    int degraded = gate_shards_degraded_now(arg, &mask);
+    int degraded = gate_degraded_shards(arg, &mask);
     json_object_set_new(body, "status", json_string(up == 0 ? "no shard" : degraded ? "degraded" : "ok"));
     json_object_set_new(body, "shards_up", json_integer(up));
     json_t *list = json_array();
