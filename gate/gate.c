@@ -771,13 +771,8 @@ static void tick(gate_t *g, int64_t now)
     ts_metric_set(g->m.closing_depth, (int64_t) g->nclosing);
     gate_shards_tick(g->shards, now);
     atomic_store(&g->shards_up, gate_shards_up_count(g->shards, now));
-    int degraded = 0;
-    uint64_t mask = 0;
-    for (int i = 0; i < gate_shards_count(g->shards); i++)
-        if (gate_shards_up(g->shards, i, now) && gate_shards_degraded(g->shards, i)) {
-            degraded++;
-            mask |= i < 64 ? 1ULL << i : 0;
-        }
+    uint64_t mask;
+    int degraded = gate_shards_degraded_count(g->shards, now, &mask);
     atomic_store(&g->shards_degraded, degraded);
     ts_metric_set(g->m.shards_up, atomic_load(&g->shards_up));
     ts_metric_set(g->m.shards_degraded, degraded);

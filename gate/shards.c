@@ -221,6 +221,18 @@ int gate_shards_up_count(const gate_shards_t *self, int64_t now_us)
     return n;
 }
 
+int gate_shards_degraded_count(const gate_shards_t *self, int64_t now_us, uint64_t *first64)
+{
+    int n = 0;
+    *first64 = 0;
+    for (int i = 0; i < self->count; i++)
+        if (gate_shards_up(self, i, now_us) && self->shards[i].degraded) {
+            n++;
+            *first64 |= i < 64 ? 1ULL << i : 0;
+        }
+    return n;
+}
+
 void gate_shards_on_unsent(gate_shards_t *self, gate_shards_unsent_fn *fn, void *arg)
 {
     self->unsent = fn;
@@ -343,10 +355,6 @@ int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us)
     }
 }
 
-bool gate_shards_degraded(const gate_shards_t *self, int i)
-{
-    return self->shards[i].degraded;
-}
 
 void gate_shards_tick(gate_shards_t *self, int64_t now_us)
 {

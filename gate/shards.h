@@ -54,9 +54,10 @@ bool gate_shards_up(const gate_shards_t *self, int i, int64_t now_us);
  * readiness, as a send can, so read replies after it. */
 bool gate_shards_taking(gate_shards_t *self, int i);
 int gate_shards_up_count(const gate_shards_t *self, int64_t now_us);
-/* Whether shard i's last PONG said it cannot write its store (it answers,
- * and measures, but its rows wait in its memory). */
-bool gate_shards_degraded(const gate_shards_t *self, int i);
+/* Shards up whose last PONG said they cannot write their store (they
+ * answer, and measure, but their rows wait in their memory), and which of
+ * shards 0-63 they are (bit i of *first64). */
+int gate_shards_degraded_count(const gate_shards_t *self, int64_t now_us, uint64_t *first64);
 
 /* Called for each envelope of a batch that a shard did not take; it may
  * send again (into a fresh batch). */

@@ -15,9 +15,11 @@
 static zsock_t *scene;
 static ts_decoder_t *dec;
 static char endpoint[64];
+static uint64_t pong_flags;   /* what the scene's PONGs say (TS_ENV_DEGRADED) */
 
 static void setup(void)
 {
+    pong_flags = 0;
     scene = zsock_new(ZMQ_ROUTER);
     dec = ts_decoder_new();
     int port = zsock_bind(scene, "tcp://127.0.0.1:*");
@@ -47,7 +49,7 @@ static bool serve(int ms, ts_env_t *seen)
         size_t off = 0;
         while (body && ts_env_next(dec, zframe_data(body), zframe_size(body), &off, &env) == 1) {
             if (env.kind == TS_ENV_PING) {
-                ts_env_t pong = { .kind = TS_ENV_PONG, .seq = env.seq };
+                ts_env_t pong = { .kind = TS_ENV_PONG, .seq = env.seq, .flags = pong_flags };
                 uint8_t buf[TS_ENV_MAX];
                 size_t n = ts_env_encode(&pong, buf, sizeof buf);
                 zsock_send(scene, "fb", id, buf, n);
@@ -76,12 +78,9 @@ Test(shards, routes_by_the_jump_hash)
     cr_assert_null(gate_shards_new("", NULL, NULL, 0, err));
 }
 
-Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = teardown)
+/* PINGs and the scene's PONGs until the shard is up (at most 2 s). */
+static bool bring_up(gate_shards_t *s)
 {
-    char err[TS_ERR_MAX];
-    int64_t now = ts_clock_mono_us();
-    gate_shards_t *s = gate_shards_new(endpoint, NULL, NULL, now, err);
-    cr_assert_not_null(s, "%s", err);
     ts_env_t env, seen;
     bool up = false;
     for (int i = 0; i < 40 && !up; i++) {
@@ -92,7 +91,17 @@ Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = tea
             ;
         up = gate_shards_up(s, 0, ts_clock_mono_us());
     }
-    cr_assert(up, "a shard that answers PINGs is up");
+    return up;
+}
+
+Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = teardown)
+{
+    char err[TS_ERR_MAX];
+    int64_t now = ts_clock_mono_us();
+    gate_shards_t *s = gate_shards_new(endpoint, NULL, NULL, now, err);
+    cr_assert_not_null(s, "%s", err);
+    ts_env_t seen;
+    cr_assert(bring_up(s), "a shard that answers PINGs is up");
     cr_assert_eq(gate_shards_up_count(s, ts_clock_mono_us()), 1);
 
     ts_env_t sync = { .kind = TS_ENV_SYNC, .conn = 7, .player_id = 42, .seq = 3, .t1 = 11, .t2 = 22 };
@@ -108,6 +117,31 @@ Test(shards, up_while_pongs_come_down_when_they_stop, .init = setup, .fini = tea
     /* silence: no more PONGs */
     int64_t later = ts_clock_mono_us() + GATE_SHARD_DEAD_US + 1000;
     cr_assert_not(gate_shards_up(s, 0, later), "down after %d us without a PONG", GATE_SHARD_DEAD_US);
+    gate_shards_destroy(&s);
+}
+
+Test(shards, degraded_while_its_pongs_say_so_and_up, .init = setup, .fini = teardown)
+{
+    char err[TS_ERR_MAX];
+    gate_shards_t *s = gate_shards_new(endpoint, NULL, NULL, ts_clock_mono_us(), err);
+    cr_assert_not_null(s, "%s", err);
+    uint64_t mask = 42;
+    cr_assert(bring_up(s));
+    cr_assert_eq(gate_shards_degraded_count(s, ts_clock_mono_us(), &mask), 0);
+    cr_assert_eq(mask, 0);
+    pong_flags = TS_ENV_DEGRADED;   /* the scene's store fails */
+    int64_t end = ts_clock_mono_us() + 2000000;
+    while (gate_shards_degraded_count(s, ts_clock_mono_us(), &mask) == 0 && ts_clock_mono_us() < end)
+        bring_up(s);
+    cr_assert_eq(gate_shards_degraded_count(s, ts_clock_mono_us(), &mask), 1, "the next PONG says so");
+    cr_assert_eq(mask, 1, "shard 0");
+    int64_t later = ts_clock_mono_us() + GATE_SHARD_DEAD_US + 1000;
+    cr_assert_eq(gate_shards_degraded_count(s, later, &mask), 0, "a shard that is down is down, not degraded");
+    pong_flags = 0;   /* it writes again */
+    end = ts_clock_mono_us() + 2000000;
+    while (gate_shards_degraded_count(s, ts_clock_mono_us(), &mask) != 0 && ts_clock_mono_us() < end)
+        bring_up(s);
+    cr_assert_eq(gate_shards_degraded_count(s, ts_clock_mono_us(), &mask), 0, "recovered with the next PONG");
     gate_shards_destroy(&s);
 }
 
