@@ -464,16 +464,21 @@ void e2e_expect_error(int fd, int64_t seq, int64_t code)
     msgpack_unpacked_destroy(&m);
 }
 
-void e2e_sync_unmeasured(int fd, uint64_t seq)
+void e2e_sync_then_ack(int fd, uint64_t seq)
 {
     msgpack_unpacked m;
     msgpack_unpacked_init(&m);
-    e2e_send(fd, "uui", (uint64_t) 16, seq, (int64_t) 1);
+    e2e_send(fd, "uui", (uint64_t) 16, seq, (int64_t) 1000);
     cr_assert(e2e_recv(fd, &m, 2000), "no SYNC_REPLY");
     cr_assert_eq(e2e_int(&m, 0), 17, "a SYNC_REPLY whatever the shard's state, not %lld", (long long) e2e_int(&m, 0));
     cr_assert_eq(e2e_int(&m, 1), (int64_t) seq);
     msgpack_unpacked_destroy(&m);
-    e2e_send(fd, "uuii", (uint64_t) 18, seq, (int64_t) 2, (int64_t) 2);
+    e2e_send(fd, "uuii", (uint64_t) 18, seq, (int64_t) 2000, (int64_t) 2001);
+}
+
+void e2e_sync_unmeasured(int fd, uint64_t seq)
+{
+    e2e_sync_then_ack(fd, seq);
     e2e_expect_error(fd, (int64_t) seq, 7);
 }
 

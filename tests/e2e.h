@@ -96,6 +96,9 @@ int64_t e2e_db_value(const char *db, uint64_t player, const char *column);
 int64_t e2e_db_query(const char *db, const char *sql);
 /* Reads the next message and asserts it is ERROR code with seq. */
 void e2e_expect_error(int fd, int64_t seq, int64_t code);
+/* A SYNC, its SYNC_REPLY asserted (seq echoed), then the SYNC_ACK; what
+ * answers the ACK (SYNC_RESULT, or an ERROR) is the caller's to read. */
+void e2e_sync_then_ack(int fd, uint64_t seq);
 /* A SYNC while the player's shard cannot be reached: it still gets its
  * SYNC_REPLY, and its SYNC_ACK gets ERROR UNAVAILABLE. */
 void e2e_sync_unmeasured(int fd, uint64_t seq);

@@ -158,10 +158,7 @@ static bool try_exchange(int fd, uint64_t seq)
 {
     msgpack_unpacked m;
     msgpack_unpacked_init(&m);
-    e2e_send(fd, "uui", (uint64_t) 16, seq, (int64_t) 1000);
-    cr_assert(e2e_recv(fd, &m, 2000), "a SYNC_REPLY");
-    cr_assert_eq(e2e_int(&m, 0), 17);
-    e2e_send(fd, "uuii", (uint64_t) 18, seq, (int64_t) 2000, (int64_t) 2001);
+    e2e_sync_then_ack(fd, seq);
     cr_assert(e2e_recv(fd, &m, 3000), "a SYNC_RESULT or an ERROR");
     bool measured = e2e_int(&m, 0) == 19;
     msgpack_unpacked_destroy(&m);
