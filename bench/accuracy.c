@@ -428,6 +428,15 @@ typedef struct {
     double since_over[2];
 } lib_score_t;
 
+/* The seed's algorithm with the least p99 in a run (the first of equals). */
+static int best_seed(const result_t *res)
+{
+    int best = 0;
+    for (int a = 1; a < SEEDS; a++)
+        best = res->p99[a] < res->p99[best] ? a : best;
+    return best;
+}
+
 /* The line under a trace's table: libticksync's own figures. */
 static void print_lib_line(const trace_t *t, const ticksync_t *lib, lib_score_t *ls, const result_t *res, FILE *out)
 {
@@ -681,11 +690,9 @@ static int run_draws(int n, bool list)
         per_hour[k] = res.exchanges_h;
         bound[k] = 100 * res.bound_held;
         backwards += res.backwards;
-        int best = 0;   /* the seed with the least p99 */
-        for (int a = 0; a < SEEDS; a++) {
+        for (int a = 0; a < SEEDS; a++)
             beaten_by[a] += res.p99[a] < lib;
-            best = res.p99[a] < res.p99[best] ? a : best;
-        }
+        int best = best_seed(&res);
         bool any = res.p99[best] < lib;
         beaten += any;
         below_floor += any && res.p99[best] < res.p99[ORACLE];   /* it also beats the true-rate oracle */
@@ -767,9 +774,7 @@ static int run_named(int runs, const char *only)
             seed = base_seed + (uint64_t) k;
             result_t res;
             run_trace(t, NULL, NULL, &res);
-            int b = 0;
-            for (int a = 1; a < SEEDS; a++)
-                b = res.p99[a] < res.p99[b] ? a : b;
+            int b = best_seed(&res);
             lib[k] = res.p99[LIB] / 1000;
             best[k] = res.p99[b] / 1000;
             orc[k] = res.p99[ORACLE] / 1000;
