@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "addr.h"
 #include "err.h"
@@ -47,6 +48,20 @@ int ts_http_text(ts_http_req_t *req, unsigned status, const char *type, char *bo
         MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
     if (status == 405)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET");
+    enum MHD_Result rc = MHD_queue_response(req->conn, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+int ts_http_file(ts_http_req_t *req, unsigned status, const char *type, int fd, uint64_t size)
+{
+    count_status(req->server, status);
+    struct MHD_Response *r = MHD_create_response_from_fd64(size, fd);
+    if (!r) {
+        close(fd);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     enum MHD_Result rc = MHD_queue_response(req->conn, status, r);
     MHD_destroy_response(r);
     return rc;

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "metrics.h"
 
@@ -53,6 +54,8 @@ void ts_httpd_destroy(ts_httpd_t **self_p);
 int ts_http_text(ts_http_req_t *req, unsigned status, const char *type, char *body);  /* body malloc'd, taken */
 int ts_http_json(ts_http_req_t *req, unsigned status, json_t *value);                 /* value taken */
 int ts_http_error(ts_http_req_t *req, unsigned status, const char *why);              /* {"error": why} */
+/* size bytes read from fd from its offset 0, which is taken (closed once sent) */
+int ts_http_file(ts_http_req_t *req, unsigned status, const char *type, int fd, uint64_t size);
 int ts_http_not_found(ts_http_req_t *req);
 /* A query argument, or NULL. */
 const char *ts_http_arg(ts_http_req_t *req, const char *key);

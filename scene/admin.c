@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backup.h"
 #include "clock.h"
 #include "err.h"
 #include "httpd.h"
@@ -16,6 +17,7 @@ struct scene_admin_t {
     ts_httpd_t     *httpd;
     scene_reader_t *reader;
     ts_log_t       *log;
+    char           *db;
     int64_t         history_step_us;
     scene_health_t *health;
 };
@@ -167,17 +169,35 @@ static int get_stats(scene_admin_t *a, ts_http_req_t *c)
                                  "p99", (json_int_t) s.delay_p99_us, "max", (json_int_t) s.delay_max_us));
 }
 
+/* GET /v1/backup: the store as of its last committed flush, a whole
+ * SQLite file (backup.h); this thread answers nothing else meanwhile. */
+static int get_backup(scene_admin_t *a, ts_http_req_t *c)
+{
+    char err[TS_ERR_MAX];
+    int64_t size = 0, t0 = ts_clock_mono_us();
+    int fd = scene_backup_take(a->db, &size, err);
+    if (fd < 0) {
+        ts_log(a->log, TS_LOG_WARN, "backup", "failed: %s", err);
+        return ts_http_error(c, 503, err);
+    }
+    ts_log(a->log, TS_LOG_INFO, "backup", "bytes=%lld ms=%lld", (long long) size,
+           (long long) ((ts_clock_mono_us() - t0) / 1000));
+    return ts_http_file(c, 200, "application/vnd.sqlite3", fd, (uint64_t) size);
+}
+
 /* The /v1 routes; ts_httpd serves /metrics and /healthz. */
 static int on_request(void *arg, ts_http_req_t *c, const char *url, bool get)
 {
     scene_admin_t *a = arg;
-    bool known = strcmp(url, "/v1/stats") == 0 || strcmp(url, "/v1/players") == 0 || strncmp(url, "/v1/players/", 12) == 0;
+    bool known = strcmp(url, "/v1/stats") == 0 || strcmp(url, "/v1/backup") == 0 || strcmp(url, "/v1/players") == 0 || strncmp(url, "/v1/players/", 12) == 0;
     if (!known)
         return ts_http_not_found(c);
     if (!get)
         return ts_http_error(c, 405, "only GET");
     if (strcmp(url, "/v1/stats") == 0)
         return get_stats(a, c);
+    if (strcmp(url, "/v1/backup") == 0)
+        return get_backup(a, c);
     if (strcmp(url, "/v1/players") == 0)
         return list_players(a, c);
     return get_player(a, c, url + 12);
@@ -217,13 +237,14 @@ scene_admin_t *scene_admin_new(const scene_admin_options_t *opt, char *err)
         return NULL;
     }
     a->log = opt->log;
+    a->db = strdup(opt->db);
     a->history_step_us = opt->history_step_us;
     a->health = opt->health;
     a->reader = scene_reader_new(opt->db, err);
     ts_httpd_options_t ho = { .listen = opt->listen, .what = "admin HTTP", .metrics = opt->metrics,
                               .requests_metric = "ticksync_scene_admin_requests_total", .token = opt->token,
                               .max_connections = 256, .health = healthy, .handler = on_request, .arg = a };
-    if (!a->reader || !(a->httpd = ts_httpd_new(&ho, err)))
+    if (!a->db || !a->reader || !(a->httpd = ts_httpd_new(&ho, err)))
         scene_admin_destroy(&a);
     return a;
 }
@@ -235,6 +256,7 @@ void scene_admin_destroy(scene_admin_t **self_p)
     scene_admin_t *a = *self_p;
     ts_httpd_destroy(&a->httpd);   /* first: its thread reads through the reader */
     scene_reader_destroy(&a->reader);
+    free(a->db);
     free(a);
     *self_p = NULL;
 }

@@ -1,6 +1,7 @@
 /* tests/test_httpd.c - the servers' HTTP endpoint (lib/httpd): /metrics and
  * /healthz built in, the owner's handler for the rest, the bearer token,
- * 404 and 405, and answers counted by status. A real libmicrohttpd server
+ * 404 and 405, answers counted by status, and a file streamed whole to
+ * the tools' ts_http_get_file. A real libmicrohttpd server
  * on a loopback port, asked with the tools' client and a raw socket. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -13,6 +14,8 @@
 #include "freeport.h"
 #include "http.h"
 #include "httpd.h"
+
+#define FILE_SIZE 300000
 
 typedef struct {
     bool healthy;
@@ -32,6 +35,15 @@ static int handler(void *arg, ts_http_req_t *req, const char *path, bool get)
     owner_t *o = arg;
     snprintf(o->last_path, sizeof o->last_path, "%s", path);
     o->last_get = get;
+    if (strcmp(path, "/v1/file") == 0) {   /* FILE_SIZE bytes of a known pattern */
+        FILE *f = tmpfile();
+        for (int i = 0; i < FILE_SIZE; i++)
+            fputc((i * 7 + i / 251) & 0xff, f);
+        fflush(f);
+        int fd = dup(fileno(f));
+        fclose(f);
+        return ts_http_file(req, 200, "application/octet-stream", fd, FILE_SIZE);
+    }
     if (strcmp(path, "/v1/echo") != 0)
         return ts_http_not_found(req);
     const char *say = ts_http_arg(req, "say");
@@ -145,6 +157,34 @@ Test(httpd, hands_other_paths_to_the_handler_behind_the_token)
     cr_assert_eq(get(url, "/v1/nothing", "s3cret", &body), 404);
     cr_assert(strstr(body, "\"error\""), "%s", body);
     free(body);
+    ts_httpd_destroy(&h);
+    ts_metrics_destroy(&m);
+}
+
+Test(httpd, streams_a_file_to_a_file_whole_and_says_why_not)
+{
+    ts_metrics_t *m = ts_metrics_new(TS_METRICS_ANY_WRITER);
+    owner_t o = { .healthy = true };
+    char url[64], err[TS_ERR_MAX];
+    ts_httpd_t *h = start(m, &o, "s3cret", true, url);
+    FILE *out = tmpfile();
+    cr_assert_eq(ts_http_get_file(url, "/v1/file", "s3cret", 2000, fileno(out), err), 200, "%s", err);
+    fseek(out, 0, SEEK_END);   /* written through its descriptor */
+    cr_assert_eq(ftell(out), FILE_SIZE);
+    rewind(out);
+    for (int i = 0, c; i < FILE_SIZE; i++)
+        if ((c = fgetc(out)) != ((i * 7 + i / 251) & 0xff))
+            cr_assert_fail("byte %d is %d", i, c);
+    fclose(out);
+    out = tmpfile();
+    cr_assert_eq(ts_http_get_file(url, "/v1/nothing", "s3cret", 2000, fileno(out), err), 404);
+    cr_assert(strstr(err, "no such path"), "the error's JSON: %s", err);
+    cr_assert_eq(ts_http_get_file(url, "/v1/file", NULL, 2000, fileno(out), err), 401);
+    fseek(out, 0, SEEK_END);
+    cr_assert_eq(ftell(out), 0, "nothing written for an answer other than 200");
+    fclose(out);
+    cr_assert_eq(ts_http_get_file("http://127.0.0.1:1", "/v1/file", NULL, 500, 1, err), -1);
+    cr_assert(strstr(err, "cannot connect"), "%s", err);
     ts_httpd_destroy(&h);
     ts_metrics_destroy(&m);
 }

@@ -3,6 +3,7 @@
  *   ticksync-admin [--admin URL,...] [--json] latency PLAYER
  *   ticksync-admin [--admin URL,...] [--json] top [--worst|--best] [-n N]
  *   ticksync-admin [--admin URL,...] [--json] stats
+ *   ticksync-admin --admin URL backup --out FILE   (one shard's database, copied while it serves)
  *   ticksync-admin keygen PATH      (CurveZMQ certificate: PATH public, PATH_secret)
  *
  * --admin lists the shards' admin URLs in shard order, as the gate's
@@ -10,6 +11,7 @@
  * (the gate's jump hash), lists and stats fan out and are merged. */
 #include <czmq.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
 #include <stdio.h>
@@ -40,6 +42,7 @@ static const ts_setting_t settings[] = {
     { "from", TS_SET_STR, NULL, "history: from this server time (µs since the epoch)", 0, 0 },
     { "to", TS_SET_STR, NULL, "history: to this server time (µs; default: now)", 0, 0 },
     { "listen", TS_SET_STR, "127.0.0.1:9180", "dashboard: the page's address, HOST:PORT", 0, 0 },
+    { "out", TS_SET_STR, NULL, "backup: the file to write the shard's database to", 0, 0 },
     { "last", TS_SET_STR, "1h", "history: the last span, as 90s, 30m, 2h or 1d (when --from is not given)", 0, 0 },
 };
 
@@ -411,6 +414,47 @@ static int split_urls(cli_t *cli, const char *list)
     return cli->count;
 }
 
+/* One shard's database, copied by its admin API (GET /v1/backup) into
+ * out: written beside it first, checked to be an SQLite file, synced, and
+ * only then renamed, so out is either the whole copy or untouched. */
+static int cmd_backup(const cli_t *cli, const char *out)
+{
+    if (cli->count != 1) {
+        fprintf(stderr, "ticksync-admin: backup copies one shard: give --admin its one URL (%d given)\n", cli->count);
+        return 2;
+    }
+    size_t n = strlen(out) + sizeof ".partial";
+    char *partial = malloc(n);
+    if (!partial)
+        return 1;
+    snprintf(partial, n, "%s.partial", out);
+    int fd = open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    char err[TS_ERR_MAX], magic[16] = { 0 };
+    int status = fd < 0 ? -1 : ts_http_get_file(cli->urls[0], "/v1/backup", cli->token, cli->timeout_ms, fd, err);
+    if (fd < 0)
+        snprintf(err, TS_ERR_MAX, "cannot create %s: %s", partial, strerror(errno));
+    else if (status == 200 && (pread(fd, magic, sizeof magic, 0) != (ssize_t) sizeof magic
+                               || memcmp(magic, "SQLite format 3", sizeof magic) != 0))
+        snprintf(err, TS_ERR_MAX, "the answer is not an SQLite database"), status = -1;
+    else if (status == 200 && (fsync(fd) < 0 || rename(partial, out) < 0))
+        snprintf(err, TS_ERR_MAX, "cannot write %s: %s", out, strerror(errno)), status = -1;
+    off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
+    if (fd >= 0)
+        close(fd);
+    if (status != 200)
+        unlink(partial);
+    free(partial);
+    if (status == 200) {
+        printf("backup of %s: %lld bytes in %s\n", cli->urls[0], (long long) size, out);
+        return 0;
+    }
+    if (status > 0)
+        fprintf(stderr, "ticksync-admin: %s answered %d: %s\n", cli->urls[0], status, err);
+    else
+        fprintf(stderr, "ticksync-admin: backup from %s failed: %s\n", cli->urls[0], err);
+    return 1;
+}
+
 /* A CurveZMQ certificate for a gate or a scene, in czmq's zcert files:
  * PATH holds the public key (give it to the other side), PATH_secret both
  * (keep it, mode 0600). */
@@ -436,7 +480,7 @@ int main(int argc, char **argv)
         return 1;
     for (int i = 0; i < argc; i++)
         args[i] = strcmp(argv[i], "-n") == 0 ? "--n" : argv[i];
-    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | history PLAYER [--from US --to US | --last 1h] | top [--worst|--best] [-n N] | stats | dashboard [--listen HOST:PORT] | keygen PATH",
+    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | history PLAYER [--from US --to US | --last 1h] | top [--worst|--best] [-n N] | stats | dashboard [--listen HOST:PORT] | backup --out FILE | keygen PATH",
                                      "Asks the ticksync scene shards' admin APIs for player latency.",
                                      settings, sizeof settings / sizeof settings[0]);
     ts_config_rc_t rc = cfg ? ts_config_load(cfg, argc, args) : TS_CONFIG_BAD;
@@ -468,6 +512,8 @@ int main(int argc, char **argv)
             status = cmd_dashboard(&cli, ts_config_str(cfg, "listen"));
         else if (strcmp(cmd, "stats") == 0 && ts_config_argc(cfg) == 1)
             status = cmd_stats(&cli);
+        else if (strcmp(cmd, "backup") == 0 && ts_config_argc(cfg) == 1 && ts_config_str(cfg, "out"))
+            status = cmd_backup(&cli, ts_config_str(cfg, "out"));
         else if (strcmp(cmd, "keygen") == 0 && ts_config_argc(cfg) == 2)
             status = cmd_keygen(ts_config_arg(cfg, 1));
         else

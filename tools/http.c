@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,14 +149,13 @@ static char *read_all(int fd, size_t *len, int64_t deadline, char *err)
     return NULL;
 }
 
-int ts_http_get(const char *base_url, const char *path, const char *token, int timeout_ms,
-                ts_http_answer_t *answer, char *err)
+/* Connects to base_url's host and sends GET base_url + path. Returns the
+ * socket, or -1 with a reason in err. */
+static int send_get(const char *base_url, const char *path, const char *token, int64_t deadline, char *err)
 {
     char host[256], port[8], prefix[256], req[2048];
-    memset(answer, 0, sizeof *answer);
     if (ts_http_parse_url(base_url, host, port, prefix, err) < 0)
         return -1;
-    int64_t deadline = ts_clock_mono_us() + (int64_t) timeout_ms * 1000;
     int n = snprintf(req, sizeof req, "GET %s%s HTTP/1.1\r\nHost: %s:%s\r\nAccept: */*\r\nConnection: close\r\n%s%s%s\r\n",
                      prefix, path, host, port, token ? "Authorization: Bearer " : "", token ? token : "",
                      token ? "\r\n" : "");
@@ -164,35 +164,130 @@ int ts_http_get(const char *base_url, const char *path, const char *token, int t
         return -1;
     }
     int fd = connect_to(host, port, deadline, err);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    char *raw = NULL;
-    if (send_all(fd, req, (size_t) n, deadline) < 0)
+    if (fd >= 0 && send_all(fd, req, (size_t) n, deadline) < 0) {
         snprintf(err, TS_ERR_MAX, "cannot send to %.64s:%s", host, port);
-    else
-        raw = read_all(fd, &len, deadline, err);
-    close(fd);
-    if (!raw)
-        return -1;
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Splits raw (NUL-terminated, len bytes) at the end of its head: the
+ * status into *status, the head NUL-terminated, the body's offset
+ * returned; -1 with a reason in err when it is not HTTP this client reads. */
+static long split_head(char *raw, const char *base_url, int *status, char *err)
+{
     char *end = strstr(raw, "\r\n\r\n");
-    int status = 0;
-    if (!end || sscanf(raw, "HTTP/1.%*1[01] %3d", &status) != 1 || status < 100) {
-        snprintf(err, TS_ERR_MAX, "%.64s:%s did not answer HTTP", host, port);
-        free(raw);
+    if (!end || sscanf(raw, "HTTP/1.%*1[01] %3d", status) != 1 || *status < 100) {
+        snprintf(err, TS_ERR_MAX, "%.100s did not answer HTTP", base_url);
         return -1;
     }
     *end = '\0';
     if (strcasestr(raw, "\r\nTransfer-Encoding: chunked")) {
-        snprintf(err, TS_ERR_MAX, "%.64s:%s answered chunked, which this client does not read", host, port);
+        snprintf(err, TS_ERR_MAX, "%.100s answered chunked, which this client does not read", base_url);
+        return -1;
+    }
+    return end + 4 - raw;
+}
+
+int ts_http_get(const char *base_url, const char *path, const char *token, int timeout_ms,
+                ts_http_answer_t *answer, char *err)
+{
+    memset(answer, 0, sizeof *answer);
+    int64_t deadline = ts_clock_mono_us() + (int64_t) timeout_ms * 1000;
+    int fd = send_get(base_url, path, token, deadline, err);
+    if (fd < 0)
+        return -1;
+    size_t len = 0;
+    char *raw = read_all(fd, &len, deadline, err);
+    close(fd);
+    int status = 0;
+    long body = raw ? split_head(raw, base_url, &status, err) : -1;
+    if (body < 0) {
         free(raw);
         return -1;
     }
     answer->status = status;
-    answer->len = len - (size_t) (end + 4 - raw);
-    memmove(raw, end + 4, answer->len + 1);
+    answer->len = len - (size_t) body;
+    memmove(raw, raw + body, answer->len + 1);
     answer->body = raw;
     return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t) n;
+    }
+    return 0;
+}
+
+int ts_http_get_file(const char *base_url, const char *path, const char *token, int timeout_ms, int out, char *err)
+{
+    int64_t idle = (int64_t) timeout_ms * 1000;
+    int fd = send_get(base_url, path, token, ts_clock_mono_us() + idle, err);
+    if (fd < 0)
+        return -1;
+    char buf[65536];
+    size_t have = 0;
+    long body = -1;
+    int status = 0;
+    unsigned long long expected = 0, got = 0;
+    bool sized = false, failed = false;
+    for (;;) {
+        ssize_t n = recv(fd, buf + have, sizeof buf - have - 1, 0);
+        if (n < 0 && (errno == EINTR || (errno == EAGAIN && wait_for(fd, POLLIN, ts_clock_mono_us() + idle) > 0)))
+            continue;
+        if (n < 0) {
+            snprintf(err, TS_ERR_MAX, "%s", errno == EAGAIN ? "timed out" : strerror(errno));
+            failed = true;
+            break;
+        }
+        have += (size_t) n;
+        buf[have] = '\0';
+        if (body < 0 && n > 0 && !strstr(buf, "\r\n\r\n")) {   /* the head is not whole yet */
+            if (have + 1 < sizeof buf)
+                continue;
+            snprintf(err, TS_ERR_MAX, "%.100s sent a head too long", base_url);
+            failed = true;
+            break;
+        }
+        if (body < 0) {
+            if ((body = split_head(buf, base_url, &status, err)) < 0) {
+                failed = true;
+                break;
+            }
+            const char *cl = strcasestr(buf, "\r\nContent-Length:");
+            sized = cl && sscanf(cl + 18, "%llu", &expected) == 1;
+            if (status != 200) {   /* the error's JSON, as much as came with the head */
+                snprintf(err, TS_ERR_MAX, "%.200s", buf + body);
+                break;
+            }
+            memmove(buf, buf + body, have - (size_t) body);
+            have -= (size_t) body;
+        }
+        if (write_all(out, buf, have) < 0) {
+            snprintf(err, TS_ERR_MAX, "cannot write: %s", strerror(errno));
+            failed = true;
+            break;
+        }
+        got += have;
+        have = 0;
+        if (n == 0)
+            break;
+    }
+    close(fd);
+    if (!failed && status == 200 && ((sized && got != expected) || body < 0)) {
+        snprintf(err, TS_ERR_MAX, "the answer ended after %llu of %llu bytes", got, expected);
+        failed = true;
+    }
+    return failed ? -1 : status;
 }
 
 void ts_http_free(ts_http_answer_t *answer)

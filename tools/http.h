@@ -27,4 +27,12 @@ int ts_http_get(const char *base_url, const char *path, const char *token, int t
                 ts_http_answer_t *answer, char *err);
 void ts_http_free(ts_http_answer_t *answer);
 
+/* GETs base_url + path and writes a 200 answer's body to out, read as it
+ * comes (a shard's whole database, say), timeout_ms being the most the
+ * answer may stay silent rather than a deadline for all of it. Returns the
+ * status (200: the body is in out, whole, as long as Content-Length said),
+ * or -1 with a reason in err. For another status err gets the start of its
+ * body (the JSON error). */
+int ts_http_get_file(const char *base_url, const char *path, const char *token, int timeout_ms, int out, char *err);
+
 #endif
