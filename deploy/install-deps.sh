@@ -13,7 +13,11 @@ pkgs=(build-essential cmake pkg-config libzmq3-dev libczmq-dev libmsgpack-dev li
 if [ "${1:-}" = --tests ]; then
   pkgs+=(libcriterion-dev prometheus docker-compose gnuplot-nox jq clang libclang-rt-14-dev systemd valgrind
          python3-venv python3-pytest mono-mcs mono-runtime chromium chromium-driver python3-selenium
-         node-typescript node-ws gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 autoconf automake libtool)
+         node-typescript node-ws gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 autoconf automake libtool
+         yamllint python3-yaml)
+  # deploy/k8s is rendered with `kubectl kustomize`: Debian's client, unless
+  # the machine has a kubectl already (its file would clash with the package)
+  command -v kubectl >/dev/null || pkgs+=(kubernetes-client)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -18,6 +18,7 @@ static const ts_setting_t settings[] = {
     { "scenes", TS_SET_STR, "tcp://127.0.0.1:7710", "ZeroMQ endpoints of the scene shards, in shard order, comma-separated", 0, 0 },
     { "metrics", TS_SET_STR, "127.0.0.1:9170", "/metrics and /healthz address, HOST:PORT", 0, 0 },
     { "secret-file", TS_SET_STR, NULL, "the cluster's token secret (none: open mode, any token accepted)", 0, 0 },
+    { "check-config", TS_SET_BOOL, "false", "check every setting and exit: 0 when all are good, 2 with the reason", 0, 0 },
     { "allow-open", TS_SET_BOOL, "false", "permit open mode on a non-loopback address", 0, 0 },
     { "sync-rate", TS_SET_INT, "20", "SYNC per second allowed per connection", 1, 1000000 },
     { "sync-interval-ms", TS_SET_INT, "1000", "sync interval advertised in WELCOME", 10, 3600000 },
@@ -76,6 +77,12 @@ static ts_config_rc_t check(ts_config_t *cfg, gate_options_t *opt, uint8_t **sec
         return ts_config_fail(cfg, "unexpected argument '%s'", ts_config_arg(cfg, 0));
     if (ts_addr_parse(ts_config_str(cfg, "listen"), &opt->listen, &opt->listen_len, err) < 0)
         return ts_config_fail(cfg, "listen: %s", err);
+    struct sockaddr_storage metrics;
+    socklen_t metrics_len;
+    if (ts_addr_parse(ts_config_str(cfg, "metrics"), &metrics, &metrics_len, err) < 0)
+        return ts_config_fail(cfg, "metrics: %s", err);
+    if (ts_addr_endpoints(opt->scenes, err) < 0)
+        return ts_config_fail(cfg, "scenes: %s", err);
     if (opt->ws && ts_addr_parse(ts_config_str(cfg, "ws-listen"), &opt->ws_listen, &opt->ws_listen_len, err) < 0)
         return ts_config_fail(cfg, "ws-listen: %s", err);
     if (secret_file && !(*secret = ts_token_read_secret(secret_file, &opt->secret_len)))
@@ -138,7 +145,11 @@ int main(int argc, char **argv)
         opt = options_of(cfg);
         rc = check(cfg, &opt, &secret);
     }
-    int status = rc == TS_CONFIG_OK ? run(cfg, &opt) : rc == TS_CONFIG_EXIT ? 0 : 2;
+    int status = rc == TS_CONFIG_EXIT ? 0 : 2;
+    if (rc == TS_CONFIG_OK && ts_config_bool(cfg, "check-config"))
+        status = 0, printf("ticksync-gate: settings ok\n");
+    else if (rc == TS_CONFIG_OK)
+        status = run(cfg, &opt);
     free(secret);
     ts_config_destroy(&cfg);
     return status;

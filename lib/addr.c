@@ -81,3 +81,34 @@ bool ts_addr_browsers_refuse(uint16_t port)
             return true;
     return false;
 }
+
+/* One endpoint of n bytes at e. */
+static bool endpoint_ok(const char *e, size_t n, char *err)
+{
+    if (n > 6 && strncmp(e, "ipc://", 6) == 0)
+        return true;
+    const char *colon = n > 6 && strncmp(e, "tcp://", 6) == 0 ? memrchr(e, ':', n) : NULL;
+    size_t host = colon ? (size_t) (colon - e) - 6 : 0, digits = colon ? n - (size_t) (colon - e) - 1 : 0;
+    unsigned long port = 0;
+    for (size_t i = 0; i < digits && digits <= 5; i++)
+        port = colon[1 + i] >= '0' && colon[1 + i] <= '9' ? port * 10 + (unsigned long) (colon[1 + i] - '0') : 0;
+    if (host == 0 || digits == 0 || digits > 5 || port == 0 || port > 65535) {
+        snprintf(err, TS_ERR_MAX, "'%.*s' is not tcp://HOST:PORT or ipc://PATH", (int) (n > 200 ? 200 : n), e);
+        return false;
+    }
+    return true;
+}
+
+int ts_addr_endpoints(const char *list, char *err)
+{
+    int count = 0;
+    for (const char *e = list;; count++) {
+        const char *comma = strchr(e, ',');
+        size_t n = comma ? (size_t) (comma - e) : strlen(e);
+        if (!endpoint_ok(e, n, err))
+            return -1;
+        if (!comma)
+            return count + 1;
+        e = comma + 1;
+    }
+}

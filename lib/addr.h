@@ -14,6 +14,13 @@
  * Returns 0, or -1 with a reason in err. */
 int ts_addr_parse(const char *text, struct sockaddr_storage *addr, socklen_t *len, char *err);
 
+/* Checks a comma-separated list of ZeroMQ endpoints as the gate's
+ * --scenes and the scene's --bind take them: tcp://HOST:PORT (HOST a name,
+ * an address, [v6] or *; PORT 1-65535) or ipc://PATH. Names are not
+ * resolved (ZeroMQ does that when it connects). Returns how many, or -1
+ * with a reason in err. */
+int ts_addr_endpoints(const char *list, char *err);
+
 /* True for 127.0.0.0/8 and ::1. */
 bool ts_addr_is_loopback(const struct sockaddr_storage *addr);
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "config.h"
 #include "curve.h"
 #include "err.h"
@@ -16,6 +17,7 @@
 #include "token.h"
 
 static const ts_setting_t settings[] = {
+    { "check-config", TS_SET_BOOL, "false", "check every setting and exit: 0 when all are good, 2 with the reason", 0, 0 },
     { "bind", TS_SET_STR, "tcp://127.0.0.1:7710", "ZeroMQ endpoint the gates connect to", 0, 0 },
     { "db", TS_SET_STR, "./data/scene.db", "SQLite database", 0, 0 },
     { "admin", TS_SET_STR, "127.0.0.1:9171", "admin HTTP API, /metrics, /healthz, HOST:PORT", 0, 0 },
@@ -49,6 +51,22 @@ static ts_config_rc_t read_token(ts_config_t *cfg, char **token)
 }
 
 /* curve-cert loads, and curve-gates is a folder that comes with it. */
+/* --bind and --admin parse (names are not resolved). */
+static ts_config_rc_t check_addresses(ts_config_t *cfg)
+{
+    char err[TS_ERR_MAX];
+    struct sockaddr_storage admin;
+    socklen_t len;
+    int endpoints = ts_addr_endpoints(ts_config_str(cfg, "bind"), err);
+    if (endpoints < 0)
+        return ts_config_fail(cfg, "bind: %s", err);
+    if (endpoints != 1)
+        return ts_config_fail(cfg, "bind: one endpoint, not %d", endpoints);
+    if (ts_addr_parse(ts_config_str(cfg, "admin"), &admin, &len, err) < 0)
+        return ts_config_fail(cfg, "admin: %s", err);
+    return TS_CONFIG_OK;
+}
+
 static ts_config_rc_t check_curve(ts_config_t *cfg)
 {
     const char *cert_file = ts_config_str(cfg, "curve-cert"), *gates = ts_config_str(cfg, "curve-gates");
@@ -132,9 +150,14 @@ int main(int argc, char **argv)
     if (rc == TS_CONFIG_OK)
         rc = read_token(cfg, &token);
     if (rc == TS_CONFIG_OK)
+        rc = check_addresses(cfg);
+    if (rc == TS_CONFIG_OK)
         rc = check_curve(cfg);
     int status = rc == TS_CONFIG_EXIT ? 0 : 2;
-    if (rc == TS_CONFIG_OK) {
+    if (rc == TS_CONFIG_OK && ts_config_bool(cfg, "check-config")) {
+        status = 0;
+        printf("ticksync-scene: settings ok\n");
+    } else if (rc == TS_CONFIG_OK) {
         scene_options_t opt = options_of(cfg, token);
         status = run(&opt, ts_config_str(cfg, "log-level"));
     }

@@ -1,6 +1,7 @@
 /* tests/test_addr.c - HOST:PORT settings as socket addresses. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "addr.h"
 
@@ -43,4 +44,20 @@ Test(addr, knows_the_ports_browsers_refuse)
     cr_assert_not(ts_addr_browsers_refuse(7702), "the local stack's");
     cr_assert_not(ts_addr_browsers_refuse(443));
     cr_assert_not(ts_addr_browsers_refuse(6670));
+}
+
+Test(addr, checks_zeromq_endpoint_lists_without_resolving)
+{
+    char err[TS_ERR_MAX];
+    cr_assert_eq(ts_addr_endpoints("tcp://127.0.0.1:7710", err), 1);
+    cr_assert_eq(ts_addr_endpoints("tcp://scene-0.scene:7710,tcp://scene-1.scene:7710,ipc:///run/s2", err), 3);
+    cr_assert_eq(ts_addr_endpoints("tcp://*:7710", err), 1);
+    cr_assert_eq(ts_addr_endpoints("tcp://[::1]:7710", err), 1);
+    const char *bad[] = { "", "scene-0:7710", "tcp://scene-0", "tcp://:7710", "tcp://h:0", "tcp://h:65536",
+                          "tcp://h:77x0", "tcp://a:1,", "tcp://a:1,,tcp://b:2", "udp://h:1", "ipc://" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        cr_assert_eq(ts_addr_endpoints(bad[i], err), -1, "'%s' accepted", bad[i]);
+        cr_assert(strstr(err, "is not tcp://HOST:PORT"), "%s", err);
+    }
 }
