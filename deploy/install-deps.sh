@@ -8,13 +8,13 @@ set -euo pipefail
 # the local stack serves needs emscripten (libticksync in WebAssembly) and
 # python3 (its static server).
 pkgs=(build-essential cmake pkg-config libzmq3-dev libczmq-dev libmsgpack-dev libsqlite3-dev
-      libsodium-dev libmicrohttpd-dev libjansson-dev libinih-dev sqlite3 curl
+      libsodium-dev libmicrohttpd-dev libjansson-dev libinih-dev sqlite3 curl libcurl4-openssl-dev
       libwslay-dev libhttp-parser-dev nettle-dev emscripten python3)
 if [ "${1:-}" = --tests ]; then
   pkgs+=(libcriterion-dev prometheus docker-compose gnuplot-nox jq clang libclang-rt-14-dev systemd valgrind
          python3-venv python3-pytest mono-mcs mono-runtime chromium chromium-driver python3-selenium
          node-typescript node-ws gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 autoconf automake libtool
-         yamllint python3-yaml)
+         yamllint python3-yaml clickhouse-server)
   # deploy/k8s is rendered with `kubectl kustomize`: Debian's client, unless
   # the machine has a kubectl already (its file would clash with the package)
   command -v kubectl >/dev/null || pkgs+=(kubernetes-client)

@@ -8,6 +8,8 @@ kustomize deploy/k8s` rendered (tests/test_k8s.sh runs it):
   and UDP and the WebSocket port;
 - every pod: /healthz readiness, a liveness probe, Prometheus scrape
   annotations naming a port it has, resources, a PodDisruptionBudget;
+- the fleet history exporter beside each scene, on the scene's volume,
+  its shard from the pod's index;
 - every container's command line, with its ConfigMap and Secret files
   written out, passes the real binary's --check-config; and a bad setting
   in the ConfigMap fails it with the reason.
@@ -80,7 +82,8 @@ def check_config(argv, paths, what):
         if os.path.isfile(local):
             text = localize(open(local).read(), paths)
             open(local, "w").write(text)
-    binary = os.path.join(build, {"ticksync-gate": "gate", "ticksync-scene": "scene"}[argv[0]], argv[0])
+    binary = os.path.join(build, {"ticksync-gate": "gate", "ticksync-scene": "scene", "ticksync-export": "scene"}[argv[0]],
+                          argv[0])
     args = [binary] + [localize(a, paths) for a in argv[1:]] + ["--check-config"]
     r = subprocess.run(args, capture_output=True, text=True)
     check(r.returncode == 0 and "settings ok" in r.stdout, f"{what}: {' '.join(args)}: {r.returncode} {r.stderr.strip()}")
@@ -119,6 +122,14 @@ for kind, name, w in workloads:
                                capture_output=True, text=True)
             check(r.returncode == 2 and "scenes: 'scene-0:7710' is not" in r.stderr,
                   f"a bad --scenes: exit {r.returncode}, {r.stderr.strip()}")
+        if argv[0] == "ticksync-export":
+            env = {e["name"]: e for e in c.get("env", [])}
+            index = env.get("TICKSYNC_SHARD", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+            check(kind == "StatefulSet" and index == "metadata.labels['apps.kubernetes.io/pod-index']",
+                  f"{kind} {name}: the exporter's shard is not its pod's index ({index})")
+            mounts = {m["mountPath"]: m for c2 in spec["containers"] for m in c2.get("volumeMounts", [])
+                      if m["name"] in [t["metadata"]["name"] for t in w["spec"].get("volumeClaimTemplates", [])]}
+            check("/data" in mounts, f"{kind} {name}: the exporter does not see the scene's volume")
         print(f"{kind} {name}: {' '.join(argv)} --check-config: ok")
 
 for f in failures:

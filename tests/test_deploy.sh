@@ -25,7 +25,8 @@ got=$(free_base $((held + 1)) 1 1); kill "$holder"
 echo "== docker-compose config"
 docker-compose -f "$root/deploy/docker-compose.yml" config -q || fail "compose file does not validate"
 services=$(docker-compose -f "$root/deploy/docker-compose.yml" --profile monitoring --profile tools config --services | sort | tr '\n' ' ')
-[ "$services" = "admin bot gate grafana prometheus scene0 scene1 " ] || fail "services: $services"
+# (docker-compose 1.29 lists the services of every profile)
+[ "$services" = "admin bot clickhouse export0 export1 gate grafana prometheus scene0 scene1 " ] || fail "services: $services"
 
 echo "== promtool check config"
 promtool check config "$root/deploy/prometheus.yml" >/dev/null || fail "prometheus.yml"
@@ -55,7 +56,9 @@ echo "$nq queries ok"
 echo "== systemd-analyze verify"
 sed "s#/usr/local/bin/#$build/gate/#" "$root/deploy/systemd/ticksync-gate.service" > "$tmp/ticksync-gate.service"
 sed "s#/usr/local/bin/#$build/scene/#" "$root/deploy/systemd/ticksync-scene@.service" > "$tmp/ticksync-scene@0.service"
-out=$(systemd-analyze verify "$tmp/ticksync-gate.service" "$tmp/ticksync-scene@0.service" 2>&1) || fail "units: $out"
+sed "s#/usr/local/bin/#$build/scene/#" "$root/deploy/systemd/ticksync-export@.service" > "$tmp/ticksync-export@0.service"
+out=$(systemd-analyze verify "$tmp/ticksync-gate.service" "$tmp/ticksync-scene@0.service" "$tmp/ticksync-export@0.service" 2>&1) \
+  || fail "units: $out"
 [ -z "$out" ] || fail "units: $out"
 
 echo "== example configs are accepted"

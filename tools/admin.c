@@ -5,6 +5,7 @@
  *   ticksync-admin [--admin URL,...] [--json] stats
  *   ticksync-admin --admin URL backup --out FILE   (one shard's database, copied while it serves)
  *   ticksync-admin keygen PATH      (CurveZMQ certificate: PATH public, PATH_secret)
+ *   ticksync-admin --clickhouse URL [--json] fleet [--since 7d] [-n N]   (the fleet's history, fleet.h)
  *
  * --admin lists the shards' admin URLs in shard order, as the gate's
  * --scenes lists their endpoints: one player is asked of its own shard
@@ -24,6 +25,7 @@
 #include "addr.h"
 #include "config.h"
 #include "dashboard.h"
+#include "fleet.h"
 #include "http.h"
 #include "shard.h"
 #include "signals.h"
@@ -43,6 +45,9 @@ static const ts_setting_t settings[] = {
     { "to", TS_SET_STR, NULL, "history: to this server time (µs; default: now)", 0, 0 },
     { "listen", TS_SET_STR, "127.0.0.1:9180", "dashboard: the page's address, HOST:PORT", 0, 0 },
     { "out", TS_SET_STR, NULL, "backup: the file to write the shard's database to", 0, 0 },
+    { "clickhouse", TS_SET_STR, NULL, "fleet, dashboard: ClickHouse's HTTP interface, where ticksync-export ships the history (fleet: http://127.0.0.1:8123 when unset; the dashboard shows the fleet only when set)", 0, 0 },
+    { "clickhouse-db", TS_SET_STR, "ticksync", "fleet: the ClickHouse database ticksync-export writes", 0, 0 },
+    { "since", TS_SET_STR, "7d", "fleet: the span, back from now, as 90s, 30m, 2h or 7d", 0, 0 },
     { "last", TS_SET_STR, "1h", "history: the last span, as 90s, 30m, 2h or 1d (when --from is not given)", 0, 0 },
 };
 
@@ -175,13 +180,14 @@ static int cmd_latency(const cli_t *cli, const char *id_text)
 }
 
 /* ticksync-admin dashboard: serves the page until SIGINT or SIGTERM. */
-static int cmd_dashboard(const cli_t *cli, const char *listen)
+static int cmd_dashboard(const cli_t *cli, const char *listen, const char *clickhouse, const char *clickhouse_db)
 {
     ts_signals_block();
     int sig = ts_signals_fd();
     char err[TS_ERR_MAX];
     tools_dashboard_options_t o = { .listen = listen, .urls = cli->urls, .count = cli->count, .token = cli->token,
-                                    .timeout_ms = cli->timeout_ms };
+                                    .timeout_ms = cli->timeout_ms, .clickhouse = clickhouse,
+                                    .clickhouse_db = clickhouse_db };
     tools_dashboard_t *d = sig >= 0 ? tools_dashboard_new(&o, err) : NULL;
     if (!d) {
         fprintf(stderr, "ticksync-admin: %s\n", sig < 0 ? "cannot watch signals" : err);
@@ -472,6 +478,22 @@ static int cmd_keygen(const char *path)
     return rc == 0 ? 0 : 1;
 }
 
+/* ticksync-admin fleet: --since as a span back from now. */
+static int cmd_fleet(ts_config_t *cfg, const cli_t *cli)
+{
+    int64_t span = parse_span(ts_config_str(cfg, "since"));
+    const char *db = ts_config_str(cfg, "clickhouse-db");
+    if (span <= 0)
+        return ts_config_fail(cfg, "fleet: --since '%s' is not a span (90s, 30m, 2h, 7d)", ts_config_str(cfg, "since"));
+    if (!*db || strspn(db, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(db))
+        return ts_config_fail(cfg, "fleet: --clickhouse-db '%s' is not a plain name (letters, digits, _)", db);
+    const char *clickhouse = ts_config_str(cfg, "clickhouse");
+    tools_fleet_options_t o = { .clickhouse = clickhouse ? clickhouse : "http://127.0.0.1:8123", .database = db,
+                                .since_us = ts_clock_real_us() - span, .worst = (int) ts_config_int(cfg, "n"),
+                                .timeout_ms = cli->timeout_ms < 30000 ? 30000 : cli->timeout_ms, .json = cli->json };
+    return tools_fleet_run(&o);
+}
+
 int main(int argc, char **argv)
 {
     /* "-n N" is the one short flag: the settings know it as --n. */
@@ -480,7 +502,7 @@ int main(int argc, char **argv)
         return 1;
     for (int i = 0; i < argc; i++)
         args[i] = strcmp(argv[i], "-n") == 0 ? "--n" : argv[i];
-    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | history PLAYER [--from US --to US | --last 1h] | top [--worst|--best] [-n N] | stats | dashboard [--listen HOST:PORT] | backup --out FILE | keygen PATH",
+    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | history PLAYER [--from US --to US | --last 1h] | top [--worst|--best] [-n N] | stats | dashboard [--listen HOST:PORT] | backup --out FILE | fleet [--since 7d] [-n N] | keygen PATH",
                                      "Asks the ticksync scene shards' admin APIs for player latency.",
                                      settings, sizeof settings / sizeof settings[0]);
     ts_config_rc_t rc = cfg ? ts_config_load(cfg, argc, args) : TS_CONFIG_BAD;
@@ -509,11 +531,14 @@ int main(int argc, char **argv)
             status = cmd_history(&cli, ts_config_arg(cfg, 1), ts_config_str(cfg, "from"), ts_config_str(cfg, "to"),
                                  ts_config_str(cfg, "last"));
         else if (strcmp(cmd, "dashboard") == 0 && ts_config_argc(cfg) == 1)
-            status = cmd_dashboard(&cli, ts_config_str(cfg, "listen"));
+            status = cmd_dashboard(&cli, ts_config_str(cfg, "listen"), ts_config_str(cfg, "clickhouse"),
+                                   ts_config_str(cfg, "clickhouse-db"));
         else if (strcmp(cmd, "stats") == 0 && ts_config_argc(cfg) == 1)
             status = cmd_stats(&cli);
         else if (strcmp(cmd, "backup") == 0 && ts_config_argc(cfg) == 1 && ts_config_str(cfg, "out"))
             status = cmd_backup(&cli, ts_config_str(cfg, "out"));
+        else if (strcmp(cmd, "fleet") == 0 && ts_config_argc(cfg) == 1)
+            status = cmd_fleet(cfg, &cli);
         else if (strcmp(cmd, "keygen") == 0 && ts_config_argc(cfg) == 2)
             status = cmd_keygen(ts_config_arg(cfg, 1));
         else

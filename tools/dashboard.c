@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
+#include "fleet.h"
 #include "http.h"
 #include "httpd.h"
 #include "metrics.h"
@@ -90,10 +92,39 @@ static int history(tools_dashboard_t *d, ts_http_req_t *req)
     return ts_http_text(req, (unsigned) status, "application/json", body);
 }
 
+/* "90s", "30m", "24h", "7d" in µs; 0 when it is not one. */
+static int64_t span_us(const char *s)
+{
+    char *end;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || v <= 0 || v > 1e6)
+        return 0;
+    double unit = strcmp(end, "m") == 0 ? 60 : strcmp(end, "h") == 0 ? 3600 : strcmp(end, "d") == 0 ? 86400
+                : strcmp(end, "s") == 0 || !*end ? 1 : 0;
+    return (int64_t) (v * unit * 1e6);
+}
+
+/* The fleet's history over since (24h by default), from ClickHouse. */
+static int fleet(tools_dashboard_t *d, ts_http_req_t *req)
+{
+    if (!d->opt.clickhouse)
+        return ts_http_error(req, 404, "no ClickHouse: start the dashboard with --clickhouse URL");
+    const char *since = ts_http_arg(req, "since");
+    int64_t span = span_us(since ? since : "24h");
+    if (!span)
+        return ts_http_error(req, 400, "since must be a span: 90s, 30m, 24h, 7d");
+    tools_fleet_options_t o = { .clickhouse = d->opt.clickhouse, .database = d->opt.clickhouse_db,
+                                .since_us = ts_clock_real_us() - span, .worst = 10, .timeout_ms = 60000 };
+    char err[TS_ERR_MAX];
+    json_t *answer = tools_fleet_query(&o, err);
+    return answer ? ts_http_json(req, 200, answer) : ts_http_error(req, 503, err);
+}
+
 static int on_request(void *arg, ts_http_req_t *req, const char *path, bool get)
 {
     tools_dashboard_t *d = arg;
-    bool known = strcmp(path, "/") == 0 || strcmp(path, "/api/cluster") == 0 || strcmp(path, "/api/history") == 0;
+    bool known = strcmp(path, "/") == 0 || strcmp(path, "/api/cluster") == 0 || strcmp(path, "/api/history") == 0
+              || strcmp(path, "/api/fleet") == 0;
     if (!known)
         return ts_http_not_found(req);
     if (!get)
@@ -102,6 +133,8 @@ static int on_request(void *arg, ts_http_req_t *req, const char *path, bool get)
         return cluster(d, req);
     if (strcmp(path, "/api/history") == 0)
         return history(d, req);
+    if (strcmp(path, "/api/fleet") == 0)
+        return fleet(d, req);
     return ts_http_text(req, 200, "text/html; charset=utf-8", strdup(page));
 }
 

@@ -8,6 +8,7 @@
  *   /api/cluster    {"shards": [{shard, url, up, stats}], "players": [the worst rows of every shard, merged],
  *                    "flagged": {"lag": [rows], "speed": [rows]}}
  *   /api/history?player=ID   the player's shard's /v1/players/ID/history (the last hour)
+ *   /api/fleet?since=24h     with a ClickHouse: ticksync-admin fleet's answer (fleet.h); 404 without
  *   /metrics, /healthz       as every ticksync process */
 #ifndef TOOLS_DASHBOARD_H
 #define TOOLS_DASHBOARD_H
@@ -20,6 +21,8 @@ typedef struct {
     int         count;
     const char *token;           /* the admin API's bearer token, or NULL */
     int         timeout_ms;
+    const char *clickhouse;      /* where ticksync-export ships the history, or NULL: no fleet view */
+    const char *clickhouse_db;
 } tools_dashboard_options_t;
 
 typedef struct tools_dashboard_t tools_dashboard_t;
