@@ -45,7 +45,7 @@ static size_t collect(char *ptr, size_t size, size_t n, void *arg)
 ts_clickhouse_t *ts_clickhouse_new(const char *url, int timeout_ms, char *err)
 {
     if (strncmp(url, "http://", 7) != 0 || !url[7]) {
-        snprintf(err, TS_ERR_MAX, "'%s' is not an http://HOST:PORT URL", url);
+        snprintf(err, TS_ERR_MAX, "'%.200s' is not an http://HOST:PORT URL", url);
         return NULL;
     }
     /* counted, and thread-safe since curl 7.84 (Debian 12 has 7.88); one
@@ -127,9 +127,9 @@ int ts_clickhouse_run(ts_clickhouse_t *self, const char *sql, const void *rows, 
     free(url);
     int result = -1;
     if (rc != CURLE_OK)
-        snprintf(err, TS_ERR_MAX, "%s: %s", self->base, got.failed ? "out of memory" : curl_easy_strerror(rc));
+        snprintf(err, TS_ERR_MAX, "%.80s: %.150s", self->base, got.failed ? "out of memory" : curl_easy_strerror(rc));
     else if (status != 200)
-        snprintf(err, TS_ERR_MAX, "%s answered %ld: %.180s", self->base, status,
+        snprintf(err, TS_ERR_MAX, "%.60s answered %ld: %.160s", self->base, status,
                  got.data ? got.data : "(no body)");
     else
         result = 0;

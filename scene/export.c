@@ -125,7 +125,7 @@ static int open_db(scene_export_t *self, char *err)
 static int sqlite_failed(scene_export_t *self, char *err)
 {
     char why[TS_ERR_MAX];
-    snprintf(err, TS_ERR_MAX, "reading '%s': %s", self->opt.db, scene_db_why(self->db, why, sizeof why));
+    snprintf(err, TS_ERR_MAX, "reading '%.80s': %.150s", self->opt.db, scene_db_why(self->db, why, sizeof why));
     scene_db_close(&self->db, self->st, ST_COUNT);   /* opened afresh next pass */
     return -1;
 }

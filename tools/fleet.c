@@ -20,10 +20,10 @@ static json_t *rows_of(ts_clickhouse_t *ch, const tools_fleet_options_t *opt, co
     char why[TS_ERR_MAX], *answer = NULL;
     if (ts_clickhouse_run(ch, sql, NULL, 0, &answer, why) < 0) {
         if (strstr(why, "Code: 60,") || strstr(why, "Code: 81,"))   /* UNKNOWN_TABLE, UNKNOWN_DATABASE */
-            snprintf(err, TS_ERR_MAX, "no fleet history in %s yet (no table %s.player_latency_history: "
+            snprintf(err, TS_ERR_MAX, "no fleet history in %.60s yet (no table %.40s.player_latency_history: "
                                       "is ticksync-export running?)", opt->clickhouse, opt->database);
         else
-            snprintf(err, TS_ERR_MAX, "ClickHouse: %s", why);
+            snprintf(err, TS_ERR_MAX, "ClickHouse: %.240s", why);
         return NULL;
     }
     json_t *rows = json_array();
