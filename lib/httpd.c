@@ -11,7 +11,7 @@
 #include "addr.h"
 #include "err.h"
 
-static const unsigned status_codes[] = { 200, 400, 401, 404, 405, 503 };
+static const unsigned status_codes[] = { 200, 400, 401, 404, 405, 409, 413, 503 };
 #define NSTATUS (sizeof status_codes / sizeof status_codes[0])
 
 struct ts_httpd_t {
@@ -24,7 +24,17 @@ struct ts_httpd_t {
 struct ts_http_req_t {
     ts_httpd_t            *server;
     struct MHD_Connection *conn;
+    const char            *method;
+    const char            *body;     /* a POST's, NUL-terminated; NULL: none */
+    size_t                 body_len;
 };
+
+/* A connection's request while its body comes in (POST only). */
+typedef struct {
+    char  *data;
+    size_t len, cap;
+    bool   too_large;
+} upload_t;
 
 static void count_status(ts_httpd_t *h, unsigned status)
 {
@@ -87,6 +97,18 @@ int ts_http_error(ts_http_req_t *req, unsigned status, const char *why)
     return ts_http_json(req, status, json_pack("{s:s}", "error", why));
 }
 
+const char *ts_http_method(const ts_http_req_t *req)
+{
+    return req->method;
+}
+
+const char *ts_http_body(const ts_http_req_t *req, size_t *len)
+{
+    if (len)
+        *len = req->body_len;
+    return req->body;
+}
+
 int ts_http_not_found(ts_http_req_t *req)
 {
     return ts_http_error(req, 404, "no such path");
@@ -120,18 +142,64 @@ static int healthz(ts_http_req_t *req)
     return ts_http_json(req, ok ? 200 : 503, body);
 }
 
+/* Gathers a POST's body, up to max_body bytes (past that it is dropped
+ * and the request answered 413). */
+static void take_upload(ts_httpd_t *h, upload_t *u, const char *data, size_t n)
+{
+    if (u->too_large || u->len + n > h->opt.max_body) {
+        u->too_large = true;
+        return;
+    }
+    if (u->len + n + 1 > u->cap) {
+        size_t cap = u->cap ? u->cap : 65536;
+        while (cap < u->len + n + 1)
+            cap *= 2;
+        char *grown = realloc(u->data, cap);
+        if (!grown) {
+            u->too_large = true;
+            return;
+        }
+        u->data = grown;
+        u->cap = cap;
+    }
+    memcpy(u->data + u->len, data, n);
+    u->len += n;
+    u->data[u->len] = '\0';
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
+{
+    (void) c;
+    (void) why;
+    if (*state && *state != cls) {
+        upload_t *u = *state;
+        free(u->data);
+        free(u);
+    }
+    *state = NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **state)
 {
     (void) version;
-    (void) upload;
     ts_httpd_t *h = cls;
-    if (!*state) {           /* headers only so far: wait for the (empty) body */
-        *state = h;
+    bool post = strcmp(method, "POST") == 0;
+    if (!*state) {           /* headers only so far: wait for the body (a POST's gathered, others' empty) */
+        *state = post && h->opt.max_body ? calloc(1, sizeof(upload_t)) : h;
+        return *state ? MHD_YES : MHD_NO;
+    }
+    if (*upload_size) {
+        if (*state != h)
+            take_upload(h, *state, upload, *upload_size);
+        *upload_size = 0;
         return MHD_YES;
     }
-    *upload_size = 0;
-    ts_http_req_t req = { .server = h, .conn = c };
+    upload_t *u = *state != h ? *state : NULL;
+    ts_http_req_t req = { .server = h, .conn = c, .method = method, .body = u && u->data ? u->data : (u ? "" : NULL),
+                          .body_len = u ? u->len : 0 };
+    if (u && u->too_large)
+        return (enum MHD_Result) ts_http_error(&req, 413, "the body is too large");
     bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     bool builtin = strcmp(url, "/metrics") == 0 || strcmp(url, "/healthz") == 0;
     if (!builtin && !h->opt.handler)
@@ -174,7 +242,7 @@ ts_httpd_t *ts_httpd_new(const ts_httpd_options_t *opt, char *err)
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
                                  MHD_OPTION_CONNECTION_LIMIT, opt->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned) 10, MHD_OPTION_END);
+                                 (unsigned) 10, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
     if (!h->daemon) {
         snprintf(err, TS_ERR_MAX, "cannot serve %s on %s (address in use?)", opt->what, opt->listen);
         ts_httpd_destroy(&h);

@@ -8,7 +8,8 @@
  * API). Each answer is counted by status code under requests_metric. With
  * a token, /metrics and the handler's paths need "Authorization: Bearer
  * <token>" (401 otherwise); /healthz stays open for probes. Unknown paths
- * are 404 and methods other than GET and HEAD 405, as JSON errors. */
+ * are 404 and methods other than GET and HEAD 405, as JSON errors; a POST
+ * to the handler's paths comes with its body when max_body allows one. */
 #ifndef TS_LIB_HTTPD_H
 #define TS_LIB_HTTPD_H
 
@@ -43,6 +44,7 @@ typedef struct {
     ts_httpd_health_fn  *health;
     ts_httpd_handler_fn *handler;          /* NULL: only /metrics and /healthz */
     void                *arg;              /* for health and handler; must outlive the server */
+    size_t               max_body;         /* the largest POST body taken (0: none; bigger: 413) */
 } ts_httpd_options_t;
 
 /* Starts serving. Returns NULL with a reason in err (TS_ERR_MAX bytes). */
@@ -57,6 +59,11 @@ int ts_http_error(ts_http_req_t *req, unsigned status, const char *why);        
 /* size bytes read from fd from its offset 0, which is taken (closed once sent) */
 int ts_http_file(ts_http_req_t *req, unsigned status, const char *type, int fd, uint64_t size);
 int ts_http_not_found(ts_http_req_t *req);
+/* "GET", "HEAD", "POST", ... */
+const char *ts_http_method(const ts_http_req_t *req);
+/* A POST's body (NUL-terminated; *len bytes, without the NUL), or NULL for
+ * a request that has none. */
+const char *ts_http_body(const ts_http_req_t *req, size_t *len);
 /* A query argument, or NULL. */
 const char *ts_http_arg(ts_http_req_t *req, const char *key);
 

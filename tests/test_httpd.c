@@ -44,6 +44,12 @@ static int handler(void *arg, ts_http_req_t *req, const char *path, bool get)
         fclose(f);
         return ts_http_file(req, 200, "application/octet-stream", fd, FILE_SIZE);
     }
+    if (strcmp(path, "/v1/body") == 0) {   /* a POST's body, echoed with its method and length */
+        size_t len = 0;
+        const char *body = ts_http_body(req, &len);
+        return ts_http_json(req, 200, json_pack("{s:s,s:I,s:s}", "method", ts_http_method(req), "len", (json_int_t) len,
+                                                "body", body ? body : "(none)"));
+    }
     if (strcmp(path, "/v1/echo") != 0)
         return ts_http_not_found(req);
     const char *say = ts_http_arg(req, "say");
@@ -66,7 +72,8 @@ static ts_httpd_t *start(ts_metrics_t *m, owner_t *o, const char *token, bool wi
     snprintf(url, 64, "http://127.0.0.1:%d", port);
     ts_httpd_options_t opt = { .listen = listen, .what = "test HTTP", .metrics = m,
                                .requests_metric = "test_requests_total", .token = token, .max_connections = 8,
-                               .health = health, .handler = with_handler ? handler : NULL, .arg = o };
+                               .health = health, .handler = with_handler ? handler : NULL, .arg = o,
+                               .max_body = 100000 };
     ts_httpd_t *h = ts_httpd_new(&opt, err);
     cr_assert_not_null(h, "%s", err);
     return h;
@@ -200,6 +207,38 @@ Test(httpd, a_taken_address_is_a_clear_error)
     ts_httpd_options_t opt = { .listen = listen, .what = "test HTTP", .metrics = m, .max_connections = 8 };
     cr_assert_null(ts_httpd_new(&opt, err));
     cr_assert(strstr(err, "cannot serve test HTTP on 127.0.0.1:"), "%s", err);
+    ts_httpd_destroy(&h);
+    ts_metrics_destroy(&m);
+}
+
+Test(httpd, a_post_comes_with_its_body_and_one_too_large_is_413)
+{
+    ts_metrics_t *m = ts_metrics_new(TS_METRICS_ANY_WRITER);
+    owner_t o = { .healthy = true };
+    char url[64], err[TS_ERR_MAX];
+    ts_httpd_t *h = start(m, &o, NULL, true, url);
+    ts_http_answer_t a;
+    cr_assert_eq(ts_http_post(url, "/v1/body", NULL, "{\"a\": 1}", 8, 2000, &a, err), 0, "%s", err);
+    cr_assert_eq(a.status, 200, "%s", a.body);
+    json_t *v = json_loads(a.body, 0, NULL);
+    cr_assert_str_eq(json_string_value(json_object_get(v, "method")), "POST");
+    cr_assert_eq(json_integer_value(json_object_get(v, "len")), 8);
+    cr_assert_str_eq(json_string_value(json_object_get(v, "body")), "{\"a\": 1}");
+    cr_assert_not(o.last_get);
+    json_decref(v);
+    ts_http_free(&a);
+    /* a body over max_body (sent in many pieces) */
+    size_t big = 300000;
+    char *body = malloc(big);
+    memset(body, 'x', big);
+    cr_assert_eq(ts_http_post(url, "/v1/body", NULL, body, big, 5000, &a, err), 0, "%s", err);
+    cr_assert_eq(a.status, 413, "%s", a.body);
+    ts_http_free(&a);
+    free(body);
+    /* a GET has none */
+    cr_assert_eq(ts_http_get(url, "/v1/body", NULL, 2000, &a, err), 0, "%s", err);
+    cr_assert(strstr(a.body, "\"(none)\""), "%s", a.body);
+    ts_http_free(&a);
     ts_httpd_destroy(&h);
     ts_metrics_destroy(&m);
 }

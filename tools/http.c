@@ -149,22 +149,26 @@ static char *read_all(int fd, size_t *len, int64_t deadline, char *err)
     return NULL;
 }
 
-/* Connects to base_url's host and sends GET base_url + path. Returns the
- * socket, or -1 with a reason in err. */
-static int send_get(const char *base_url, const char *path, const char *token, int64_t deadline, char *err)
+/* Connects to base_url's host and sends GET base_url + path, or with a
+ * body (not NULL) a POST of it. Returns the socket, or -1 with a reason in
+ * err. */
+static int send_request(const char *base_url, const char *path, const char *token, const char *body, size_t len,
+                        int64_t deadline, char *err)
 {
-    char host[256], port[8], prefix[256], req[2048];
+    char host[256], port[8], prefix[256], req[2048], length[64] = "";
     if (ts_http_parse_url(base_url, host, port, prefix, err) < 0)
         return -1;
-    int n = snprintf(req, sizeof req, "GET %s%s HTTP/1.1\r\nHost: %s:%s\r\nAccept: */*\r\nConnection: close\r\n%s%s%s\r\n",
-                     prefix, path, host, port, token ? "Authorization: Bearer " : "", token ? token : "",
-                     token ? "\r\n" : "");
+    if (body)
+        snprintf(length, sizeof length, "Content-Type: application/json\r\nContent-Length: %zu\r\n", len);
+    int n = snprintf(req, sizeof req, "%s %s%s HTTP/1.1\r\nHost: %s:%s\r\nAccept: */*\r\nConnection: close\r\n%s%s%s%s\r\n",
+                     body ? "POST" : "GET", prefix, path, host, port, token ? "Authorization: Bearer " : "",
+                     token ? token : "", token ? "\r\n" : "", length);
     if (n < 0 || (size_t) n >= sizeof req) {
         snprintf(err, TS_ERR_MAX, "request too long");
         return -1;
     }
     int fd = connect_to(host, port, deadline, err);
-    if (fd >= 0 && send_all(fd, req, (size_t) n, deadline) < 0) {
+    if (fd >= 0 && (send_all(fd, req, (size_t) n, deadline) < 0 || (body && send_all(fd, body, len, deadline) < 0))) {
         snprintf(err, TS_ERR_MAX, "cannot send to %.64s:%s", host, port);
         close(fd);
         fd = -1;
@@ -190,28 +194,41 @@ static long split_head(char *raw, const char *base_url, int *status, char *err)
     return end + 4 - raw;
 }
 
-int ts_http_get(const char *base_url, const char *path, const char *token, int timeout_ms,
-                ts_http_answer_t *answer, char *err)
+/* One request, its whole answer read into *answer. */
+static int request(const char *base_url, const char *path, const char *token, const char *body, size_t body_len,
+                   int timeout_ms, ts_http_answer_t *answer, char *err)
 {
     memset(answer, 0, sizeof *answer);
     int64_t deadline = ts_clock_mono_us() + (int64_t) timeout_ms * 1000;
-    int fd = send_get(base_url, path, token, deadline, err);
+    int fd = send_request(base_url, path, token, body, body_len, deadline, err);
     if (fd < 0)
         return -1;
     size_t len = 0;
     char *raw = read_all(fd, &len, deadline, err);
     close(fd);
     int status = 0;
-    long body = raw ? split_head(raw, base_url, &status, err) : -1;
-    if (body < 0) {
+    long at = raw ? split_head(raw, base_url, &status, err) : -1;
+    if (at < 0) {
         free(raw);
         return -1;
     }
     answer->status = status;
-    answer->len = len - (size_t) body;
-    memmove(raw, raw + body, answer->len + 1);
+    answer->len = len - (size_t) at;
+    memmove(raw, raw + at, answer->len + 1);
     answer->body = raw;
     return 0;
+}
+
+int ts_http_get(const char *base_url, const char *path, const char *token, int timeout_ms,
+                ts_http_answer_t *answer, char *err)
+{
+    return request(base_url, path, token, NULL, 0, timeout_ms, answer, err);
+}
+
+int ts_http_post(const char *base_url, const char *path, const char *token, const char *body, size_t len,
+                 int timeout_ms, ts_http_answer_t *answer, char *err)
+{
+    return request(base_url, path, token, body ? body : "", body ? len : 0, timeout_ms, answer, err);
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -231,7 +248,7 @@ static int write_all(int fd, const char *buf, size_t len)
 int ts_http_get_file(const char *base_url, const char *path, const char *token, int timeout_ms, int out, char *err)
 {
     int64_t idle = (int64_t) timeout_ms * 1000;
-    int fd = send_get(base_url, path, token, ts_clock_mono_us() + idle, err);
+    int fd = send_request(base_url, path, token, NULL, 0, ts_clock_mono_us() + idle, err);
     if (fd < 0)
         return -1;
     char buf[65536];

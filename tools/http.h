@@ -1,4 +1,4 @@
-/* tools/http.h - the smallest HTTP/1.1 client the tools need: one GET per
+/* tools/http.h - the smallest HTTP/1.1 client the tools need: one GET (or POST) per
  * connection ("Connection: close"), a whole answer read into memory, with
  * a deadline. Plain http:// only; the admin API is served on loopback or a
  * private network. */
@@ -25,6 +25,9 @@ int ts_http_parse_url(const char *url, char *host, char *port, char *prefix, cha
  * -1 with a reason in err (cannot connect, timeout, not HTTP). */
 int ts_http_get(const char *base_url, const char *path, const char *token, int timeout_ms,
                 ts_http_answer_t *answer, char *err);
+/* The same as a POST of body (len bytes, sent as application/json). */
+int ts_http_post(const char *base_url, const char *path, const char *token, const char *body, size_t len,
+                 int timeout_ms, ts_http_answer_t *answer, char *err);
 void ts_http_free(ts_http_answer_t *answer);
 
 /* GETs base_url + path and writes a 200 answer's body to out, read as it
