@@ -11,7 +11,13 @@
 #include "clock.h"
 #include "err.h"
 #include "httpd.h"
+#include "move.h"
 #include "reader.h"
+#include "shard.h"
+#include "wire.h"
+#include "worker.h"
+
+#define QUIET_MARGIN_US 2000000   /* past --idle-s, for the workers' sweep to have let a player go */
 
 struct scene_admin_t {
     ts_httpd_t     *httpd;
@@ -20,6 +26,11 @@ struct scene_admin_t {
     char           *db;
     int64_t         history_step_us;
     scene_health_t *health;
+    int             workers;
+    int64_t         idle_us;
+    scene_move_t   *move;         /* the releases' read-write connection, made at the first */
+    zsock_t        *to_writer;    /* adopted history, made at the first adoption */
+    zsock_t       **to_worker;    /* adopted rows, one a worker */
 };
 
 /* A row as the API shows it: the schema's columns, plus online and delay_us. */
@@ -185,13 +196,138 @@ static int get_backup(scene_admin_t *a, ts_http_req_t *c)
     return ts_http_file(c, 200, "application/vnd.sqlite3", fd, (uint64_t) size);
 }
 
+/* ?shards=N&shard=K: the new shard count (1..65536) and this shard's
+ * place in it (0..N-1). */
+static bool parse_shards(ts_http_req_t *c, uint32_t *shards, uint32_t *shard)
+{
+    uint64_t n = parse_positive(ts_http_arg(c, "shards"), 65536);
+    const char *k = ts_http_arg(c, "shard");
+    uint64_t place = k && strcmp(k, "0") == 0 ? 0 : parse_positive(k, 65535);
+    if (!n || !k || (place == 0 && strcmp(k, "0") != 0) || place >= n)
+        return false;
+    *shards = (uint32_t) n;
+    *shard = (uint32_t) place;
+    return true;
+}
+
+/* POST /v1/reshard/release?shards=N&shard=K&limit=L: a batch of the
+ * players that now belong to another shard, deleted here (scene/move.h). */
+static int release(scene_admin_t *a, ts_http_req_t *c)
+{
+    char err[TS_ERR_MAX];
+    scene_move_ask_t ask = { .limit = 100 };
+    const char *limit = ts_http_arg(c, "limit");
+    if (!parse_shards(c, &ask.shards, &ask.shard))
+        return ts_http_error(c, 400, "shards must be a count and shard this shard's place in it (0 to shards - 1)");
+    if (limit && !(ask.limit = (int) parse_positive(limit, SCENE_ADMIN_RELEASE_MAX)))
+        return ts_http_error(c, 400, "limit must be an integer from 1 to 10000");
+    if (!a->move && !(a->move = scene_move_new(a->db, err)))
+        return ts_http_error(c, 503, err);
+    ask.quiet_before_us = ts_clock_real_us() - a->idle_us - QUIET_MARGIN_US;
+    json_t *out = scene_move_release(a->move, &ask, err);
+    if (!out)
+        return ts_http_error(c, 503, err);
+    json_int_t n = json_integer_value(json_object_get(out, "released"));
+    if (n)
+        ts_log(a->log, TS_LOG_INFO, "players_released", "players=%lld shards=%u shard=%u", (long long) n, ask.shards,
+               ask.shard);
+    return ts_http_json(c, 200, out);
+}
+
+/* The sockets adoptions go out on, made by the HTTP thread that uses them. */
+static int adopt_sockets(scene_admin_t *a)
+{
+    char ep[64];
+    if (!a->to_writer)
+        a->to_writer = zsock_new_push(">" SCENE_EP_STORE);
+    if (!a->to_worker && (a->to_worker = calloc((size_t) a->workers, sizeof *a->to_worker)))
+        for (int w = 0; w < a->workers; w++)
+            a->to_worker[w] = zsock_new_push(scene_worker_endpoint(ep, '>', w));
+    for (int w = 0; a->to_worker && w < a->workers; w++)
+        if (!a->to_worker[w])
+            return -1;
+    return a->to_writer && a->to_worker ? 0 : -1;
+}
+
+/* POST /v1/reshard/adopt?shards=N&shard=K with released players (the body
+ * of a release's answer): each one's history to the writer, its row to its
+ * worker, which merges it into its own. All of them hash here, or none is
+ * taken (409). */
+static int adopt(scene_admin_t *a, ts_http_req_t *c)
+{
+    uint32_t shards, shard;
+    size_t len;
+    const char *body = ts_http_body(c, &len);
+    json_error_t jerr;
+    if (!parse_shards(c, &shards, &shard))
+        return ts_http_error(c, 400, "shards must be a count and shard this shard's place in it (0 to shards - 1)");
+    json_t *v = body ? json_loadb(body, len, 0, &jerr) : NULL;
+    json_t *players = json_object_get(v, "players");
+    if (!json_is_array(players)) {
+        json_decref(v);
+        return ts_http_error(c, 400, "the body is {\"players\": [...]}, as a release answers");
+    }
+    size_t cap = 0, i;
+    json_t *p;
+    json_array_foreach(players, i, p) {
+        json_int_t id = json_integer_value(json_object_get(json_object_get(p, "row"), "player_id"));
+        size_t n = json_array_size(json_object_get(p, "history"));
+        cap = n > cap ? n : cap;
+        if (id > 0 && ts_shard_of((uint64_t) id, (int) shards) != (int) shard) {
+            json_decref(v);
+            return ts_http_error(c, 409, "a player that does not hash to this shard: nothing adopted");
+        }
+    }
+    size_t count = json_array_size(players);
+    scene_row_t *rows = calloc(count + 1, sizeof *rows);
+    scene_history_row_t *hist = calloc(cap + 1, sizeof *hist);
+    char err[TS_ERR_MAX] = "out of memory";
+    bool ok = rows && hist;
+    if (ok && adopt_sockets(a) < 0) {
+        snprintf(err, TS_ERR_MAX, "cannot reach the workers");
+        ok = false;
+    }
+    size_t nhist = 0;
+    json_array_foreach(players, i, p) {   /* every player parses before any is sent */
+        if (ok && scene_move_player_of(p, &rows[i], hist, cap, &nhist, err) < 0)
+            ok = false;
+    }
+    json_int_t history_rows = 0;
+    json_array_foreach(players, i, p) {
+        if (!ok || scene_move_player_of(p, &rows[i], hist, cap, &nhist, err) < 0)
+            break;
+        if (nhist && zsock_send(a->to_writer, "bb", "H", (size_t) 1, hist, nhist * sizeof *hist) < 0)
+            ok = false;
+        int w = scene_worker_of(rows[i].player_id, a->workers);
+        if (ok && zsock_send(a->to_worker[w], "bb", "A", (size_t) 1, &rows[i], sizeof rows[i]) < 0)
+            ok = false;
+        history_rows += (json_int_t) nhist;
+    }
+    json_int_t n = (json_int_t) count;
+    free(rows);
+    free(hist);
+    json_decref(v);
+    if (!ok)
+        return ts_http_error(c, !rows || !hist || !a->to_writer || !a->to_worker ? 503 : 400, err);
+    if (n)
+        ts_log(a->log, TS_LOG_INFO, "players_adopted", "players=%lld history_rows=%lld", (long long) n,
+               (long long) history_rows);
+    return ts_http_json(c, 200, json_pack("{s:I,s:I}", "adopted", n, "history_rows", history_rows));
+}
+
 /* The /v1 routes; ts_httpd serves /metrics and /healthz. */
 static int on_request(void *arg, ts_http_req_t *c, const char *url, bool get)
 {
     scene_admin_t *a = arg;
-    bool known = strcmp(url, "/v1/stats") == 0 || strcmp(url, "/v1/backup") == 0 || strcmp(url, "/v1/players") == 0 || strncmp(url, "/v1/players/", 12) == 0;
+    bool reshard = strcmp(url, "/v1/reshard/release") == 0 || strcmp(url, "/v1/reshard/adopt") == 0;
+    bool known = reshard || strcmp(url, "/v1/stats") == 0 || strcmp(url, "/v1/backup") == 0
+              || strcmp(url, "/v1/players") == 0 || strncmp(url, "/v1/players/", 12) == 0;
     if (!known)
         return ts_http_not_found(c);
+    if (reshard && strcmp(ts_http_method(c), "POST") != 0)
+        return ts_http_error(c, 405, "only POST");
+    if (reshard)
+        return strcmp(url, "/v1/reshard/release") == 0 ? release(a, c) : adopt(a, c);
     if (!get)
         return ts_http_error(c, 405, "only GET");
     if (strcmp(url, "/v1/stats") == 0)
@@ -240,10 +376,13 @@ scene_admin_t *scene_admin_new(const scene_admin_options_t *opt, char *err)
     a->db = strdup(opt->db);
     a->history_step_us = opt->history_step_us;
     a->health = opt->health;
+    a->workers = opt->workers > 0 ? opt->workers : 1;
+    a->idle_us = opt->idle_us;
     a->reader = scene_reader_new(opt->db, err);
     ts_httpd_options_t ho = { .listen = opt->listen, .what = "admin HTTP", .metrics = opt->metrics,
                               .requests_metric = "ticksync_scene_admin_requests_total", .token = opt->token,
-                              .max_connections = 256, .health = healthy, .handler = on_request, .arg = a };
+                              .max_connections = 256, .health = healthy, .handler = on_request, .arg = a,
+                              .max_body = SCENE_ADMIN_BODY_MAX };
     if (!a->db || !a->reader || !(a->httpd = ts_httpd_new(&ho, err)))
         scene_admin_destroy(&a);
     return a;
@@ -256,6 +395,11 @@ void scene_admin_destroy(scene_admin_t **self_p)
     scene_admin_t *a = *self_p;
     ts_httpd_destroy(&a->httpd);   /* first: its thread reads through the reader */
     scene_reader_destroy(&a->reader);
+    scene_move_destroy(&a->move);
+    zsock_destroy(&a->to_writer);
+    for (int w = 0; a->to_worker && w < a->workers; w++)
+        zsock_destroy(&a->to_worker[w]);
+    free(a->to_worker);
     free(a->db);
     free(a);
     *self_p = NULL;

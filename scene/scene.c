@@ -97,7 +97,7 @@ static int start_store(scene_t *s, ts_metrics_t *metrics, char *err)
     }
     scene_admin_options_t ao = { .listen = opt->admin, .db = opt->db, .token = opt->admin_token,
                                  .metrics = metrics, .log = s->log, .history_step_us = opt->history_step_us,
-                                 .health = s->health };
+                                 .health = s->health, .workers = opt->workers, .idle_us = opt->idle_us };
     s->admin = scene_admin_new(&ao, err);
     return s->admin ? 0 : -1;
 }

@@ -4,6 +4,8 @@
  *   router -> worker k  (inproc://ts-worker-k)  'E' | gate identity | ts_env_t[n]
  *   router -> worker k  (inproc://ts-worker-k)  'G' | gate identity (that gate fell silent)
  *   writer -> worker k  (inproc://ts-worker-k)  'L' | scene_load_t
+ *   admin  -> worker k  (inproc://ts-worker-k)  'A' | scene_row_t (a player adopted from its old shard)
+ *   admin  -> writer    (inproc://ts-store)     'H' | scene_history_row_t[n] (its history)
  *   worker -> writer    (inproc://ts-store)     'R' | scene_row_t[n]
  *   worker -> writer    (inproc://ts-store)     'Q' | scene_query_t
  *   worker -> router    (inproc://ts-replies)   gate identity | batch of encoded envelopes

@@ -19,6 +19,7 @@
 #include "envelope.h"
 #include "history.h"
 #include "idkey.h"
+#include "move.h"
 #include "shard.h"
 #include "wire.h"
 
@@ -46,6 +47,7 @@ typedef struct {
     deferred_t     *deferred;           /* DEFER_MAX, while loading */
     int             ndeferred;
     scene_history_t history;            /* the current step of the player's latency history */
+    scene_row_t    *adopt;              /* a row released by the player's old shard, merged once loaded */
 } entry_t;
 
 typedef struct {
@@ -83,6 +85,7 @@ static void entry_free(void **item)
     if (!e)
         return;
     scene_player_destroy(&e->player);
+    free(e->adopt);
     free(e->deferred);
     free(e);
     *item = NULL;
@@ -192,12 +195,29 @@ static void ask_row(state_t *st, uint64_t player_id, entry_t *e, int64_t now)
 }
 
 static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env);
+static void count_flags(state_t *st, const scene_row_t *row, int sign);
 
-/* The row is in (or given up on): the SYNC_ACKs that waited for it are
- * answered, in order. */
+/* The row the player's old shard released merged into this one's (scene/move.h). */
+static void merge_adopted(state_t *st, entry_t *e, const scene_row_t *old)
+{
+    scene_row_t cur;
+    scene_player_row(e->player, &cur);
+    count_flags(st, &cur, -1);
+    scene_move_merge(&cur, old);
+    scene_player_restore(e->player, &cur);
+    count_flags(st, &cur, 1);
+}
+
+/* The row is in (or given up on): a row adopted meanwhile is merged in,
+ * then the SYNC_ACKs that waited for it are answered, in order. */
 static void loaded(state_t *st, entry_t *e)
 {
     e->loading = false;
+    if (e->adopt) {
+        merge_adopted(st, e, e->adopt);
+        free(e->adopt);
+        e->adopt = NULL;
+    }
     for (int i = 0; i < e->ndeferred; i++)
         on_ack(st, e, e->deferred[i].gate, e->deferred[i].gate_len, &e->deferred[i].env);
     free(e->deferred);
@@ -390,6 +410,23 @@ static void on_load(state_t *st, const scene_load_t *load)
     loaded(st, e);
 }
 
+/* A player released by its old shard (ticksync-admin reshard): merged
+ * into this shard's row for it, now or once that row is in. */
+static void on_adopt(state_t *st, const scene_row_t *old)
+{
+    entry_t *e = find_or_create(st, old->player_id, ts_clock_mono_us());
+    if (!e)
+        return;
+    if (!e->loading) {
+        merge_adopted(st, e, old);
+        mark_dirty(st, e);
+    } else if (e->adopt) {
+        scene_move_merge(e->adopt, old);   /* a second release of the player while its row comes in */
+    } else if ((e->adopt = malloc(sizeof *e->adopt))) {
+        *e->adopt = *old;
+    }
+}
+
 /* A player whose row has not come in time is asked for again, and after
  * SCENE_LOAD_ASKS asks starts afresh. */
 static void chase_load(state_t *st, uint64_t player_id, entry_t *e, int64_t now)
@@ -413,6 +450,7 @@ static bool read_inbox(state_t *st, void *inbox)
 {
     uint8_t kind, gate[GATE_ID_MAX + 1];
     scene_load_t load;
+    scene_row_t adopted;
     bool more = false;
     int n = scene_recv_part(inbox, &kind, 1, ZMQ_DONTWAIT, &more);
     if (n < 0)
@@ -438,6 +476,10 @@ static bool read_inbox(state_t *st, void *inbox)
         int bn = scene_recv_part(inbox, &load, sizeof load, 0, &more);
         if (bn == (int) sizeof load && !more)
             on_load(st, &load);
+    } else if (n == 1 && kind == 'A' && more) {
+        int bn = scene_recv_part(inbox, &adopted, sizeof adopted, 0, &more);
+        if (bn == (int) sizeof adopted && !more)
+            on_adopt(st, &adopted);
     }
     scene_recv_rest(inbox, more);   /* whatever is left of a malformed message */
     return true;

@@ -6,6 +6,7 @@
  *   ticksync-admin --admin URL backup --out FILE   (one shard's database, copied while it serves)
  *   ticksync-admin keygen PATH      (CurveZMQ certificate: PATH public, PATH_secret)
  *   ticksync-admin --clickhouse URL [--json] fleet [--since 7d] [-n N]   (the fleet's history, fleet.h)
+ *   ticksync-admin --admin URL,... reshard [--journal DIR] [--wait-s S]   (players moved to their shard, reshard.h)
  *
  * --admin lists the shards' admin URLs in shard order, as the gate's
  * --scenes lists their endpoints: one player is asked of its own shard
@@ -26,6 +27,7 @@
 #include "config.h"
 #include "dashboard.h"
 #include "fleet.h"
+#include "reshard.h"
 #include "http.h"
 #include "shard.h"
 #include "signals.h"
@@ -48,6 +50,8 @@ static const ts_setting_t settings[] = {
     { "clickhouse", TS_SET_STR, NULL, "fleet, dashboard: ClickHouse's HTTP interface, where ticksync-export ships the history (fleet: http://127.0.0.1:8123 when unset; the dashboard shows the fleet only when set)", 0, 0 },
     { "clickhouse-db", TS_SET_STR, "ticksync", "fleet: the ClickHouse database ticksync-export writes", 0, 0 },
     { "since", TS_SET_STR, "7d", "fleet: the span, back from now, as 90s, 30m, 2h or 7d", 0, 0 },
+    { "journal", TS_SET_STR, "./reshard-journal", "reshard: the folder for batches of players in flight", 0, 0 },
+    { "wait-s", TS_SET_INT, "180", "reshard: how long to wait for players still active on their old shard", 0, 86400 },
     { "last", TS_SET_STR, "1h", "history: the last span, as 90s, 30m, 2h or 1d (when --from is not given)", 0, 0 },
 };
 
@@ -502,7 +506,7 @@ int main(int argc, char **argv)
         return 1;
     for (int i = 0; i < argc; i++)
         args[i] = strcmp(argv[i], "-n") == 0 ? "--n" : argv[i];
-    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | history PLAYER [--from US --to US | --last 1h] | top [--worst|--best] [-n N] | stats | dashboard [--listen HOST:PORT] | backup --out FILE | fleet [--since 7d] [-n N] | keygen PATH",
+    ts_config_t *cfg = ts_config_new("ticksync-admin", "[options] latency PLAYER | history PLAYER [--from US --to US | --last 1h] | top [--worst|--best] [-n N] | stats | dashboard [--listen HOST:PORT] | backup --out FILE | fleet [--since 7d] [-n N] | reshard [--journal DIR] [--wait-s S] | keygen PATH",
                                      "Asks the ticksync scene shards' admin APIs for player latency.",
                                      settings, sizeof settings / sizeof settings[0]);
     ts_config_rc_t rc = cfg ? ts_config_load(cfg, argc, args) : TS_CONFIG_BAD;
@@ -539,6 +543,11 @@ int main(int argc, char **argv)
             status = cmd_backup(&cli, ts_config_str(cfg, "out"));
         else if (strcmp(cmd, "fleet") == 0 && ts_config_argc(cfg) == 1)
             status = cmd_fleet(cfg, &cli);
+        else if (strcmp(cmd, "reshard") == 0 && ts_config_argc(cfg) == 1)
+            status = tools_reshard_run(&(tools_reshard_options_t) {
+                .urls = cli.urls, .count = cli.count, .token = cli.token, .timeout_ms = cli.timeout_ms,
+                .journal = ts_config_str(cfg, "journal"), .wait_s = (int) ts_config_int(cfg, "wait-s"),
+                .json = cli.json });
         else if (strcmp(cmd, "keygen") == 0 && ts_config_argc(cfg) == 2)
             status = cmd_keygen(ts_config_arg(cfg, 1));
         else
