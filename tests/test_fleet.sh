@@ -18,23 +18,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/tests/ports.sh"
 source "$root/tests/clickhouse.sh"
 build=$(cd "$1" && pwd)
-tmp=$(mktemp -d /tmp/ts-fleet-XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}" ${clickhouse_pid:-}; do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$tmp"/*.log "$tmp"/ch/server.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -5 "$f" >&2; }; done
-  exit 1
-}
-wait_http() {   # URL
-  for _ in $(seq 1 150); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  fail "nothing answers $1"
-}
+source "$root/tests/harness.sh"
+harness_begin fleet
+trap 'kill -9 ${clickhouse_pid:-} 2>/dev/null; harness_cleanup' EXIT   # ClickHouse, whichever start is running
 metric() {   # PORT NAME
   curl -fsS "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1 == m { print $2 }'
 }

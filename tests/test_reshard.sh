@@ -14,23 +14,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/tests/ports.sh"
 build=$(cd "$1" && pwd)
-tmp=$(mktemp -d /tmp/ts-reshard-XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$tmp"/*.log; do echo "--- $f" >&2; tail -5 "$f" >&2; done
-  exit 1
-}
-wait_http() {   # URL
-  for _ in $(seq 1 150); do curl -fsS "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  fail "nothing answers $1"
-}
+source "$root/tests/harness.sh"
+harness_begin reshard
 
 base=$(free_base 27000 300 10)
 gate=$base gate_metrics=$((base + 1))
