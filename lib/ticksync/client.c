@@ -347,6 +347,7 @@ static int read_tcp(ticksync_client_t *c, int64_t ready_at)
         }
         if (on_tcp_bytes(c, buf, (size_t) n, arrived) < 0)
             return -1;
+        ready_at = TS_SOCK_STAMP_NOW;   /* what the next read returns may have come after the poll */
     }
 }
 
@@ -355,8 +356,10 @@ static void read_udp(ticksync_client_t *c, int64_t ready_at)
     uint8_t dgram[TS_DGRAM_MAX + 1];
     long n;
     int64_t arrived;
-    while ((n = ts_sock_recv_at(c->udp, dgram, sizeof dgram, ready_at, &arrived)) > 0)
+    while ((n = ts_sock_recv_at(c->udp, dgram, sizeof dgram, ready_at, &arrived)) > 0) {
         on_datagram(c, dgram, (size_t) n, arrived);
+        ready_at = TS_SOCK_STAMP_NOW;   /* what the next read returns may have come after the poll */
+    }
 }
 
 /* What the network thread read since the last call, with its stamps.

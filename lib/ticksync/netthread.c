@@ -91,6 +91,7 @@ static bool drain(ts_netthread_t *self, ts_sock_t s, ts_net_kind_t kind, unsigne
         }
         while (!push(self, gen, kind, at, buf, (size_t) n))
             ts_sleep_us(1000);   /* the game is not taking: the kernel holds the rest */
+        ready_at = TS_SOCK_STAMP_NOW;   /* what the next read returns may have come after the poll */
     }
 }
 

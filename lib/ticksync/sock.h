@@ -10,6 +10,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ticksync.h"   /* ticksync_local_us */
+
+/* A read's fallback stamp: the moment it returns (see ts_sock_recv_at). */
+#define TS_SOCK_STAMP_NOW INT64_MIN
+
 #ifdef _WIN32
 #include <winsock2.h>
 #include <ws2tcpip.h>
@@ -31,12 +36,18 @@ static inline void ts_sleep_us(long long us) { Sleep((DWORD) ((us + 999) / 1000)
 
 /* Winsock gives no receive stamp on TCP, nor on UDP short of Windows 10's
  * SIO_TIMESTAMPING: a read is stamped with fallback, the local time the
- * caller saw the socket ready (the network thread's poll returning). */
+ * caller knew its data was there: the poll that said the socket was
+ * readable, for the first read after it. A later read of the same wake-up
+ * may return what came after that poll, so it is stamped as it returns
+ * (fallback TS_SOCK_STAMP_NOW): never before its data came, which the
+ * error bound needs (an early t4 shortens the round trip the bound is made
+ * of), at the cost of the read's own time. */
 static inline void ts_sock_stamp_arrivals(ts_sock_t s) { (void) s; }
 static inline long ts_sock_recv_at(ts_sock_t s, void *b, size_t n, int64_t fallback, int64_t *at)
 {
-    *at = fallback;
-    return ts_sock_recv(s, b, n);
+    long r = ts_sock_recv(s, b, n);
+    *at = fallback == TS_SOCK_STAMP_NOW ? ticksync_local_us() : fallback;
+    return r;
 }
 
 /* The error a non-blocking connect ended with (0: connected). */
