@@ -224,13 +224,14 @@ static int release(scene_admin_t *a, ts_http_req_t *c)
     if (!a->move && !(a->move = scene_move_new(a->db, err)))
         return ts_http_error(c, 503, err);
     ask.quiet_before_us = ts_clock_real_us() - a->idle_us - QUIET_MARGIN_US;
+    int64_t t0 = ts_clock_mono_us();
     json_t *out = scene_move_release(a->move, &ask, err);
     if (!out)
         return ts_http_error(c, 503, err);
     json_int_t n = json_integer_value(json_object_get(out, "released"));
-    if (n)
-        ts_log(a->log, TS_LOG_INFO, "players_released", "players=%lld shards=%u shard=%u", (long long) n, ask.shards,
-               ask.shard);
+    if (n)   /* took: how long the shard's writer may have waited on the transaction */
+        ts_log(a->log, TS_LOG_INFO, "players_released", "players=%lld shards=%u shard=%u took_ms=%.1f", (long long) n,
+               ask.shards, ask.shard, (double) (ts_clock_mono_us() - t0) / 1e3);
     return ts_http_json(c, 200, out);
 }
 
