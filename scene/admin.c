@@ -294,7 +294,8 @@ static int adopt(scene_admin_t *a, ts_http_req_t *c)
             ok = false;
     }
     json_int_t history_rows = 0;
-    json_array_foreach(players, i, p) {
+    unsigned status = ok ? 200 : !rows || !hist || !a->to_writer || !a->to_worker ? 503 : 400;
+    json_array_foreach(players, i, p) {   /* each one's history parsed again into the one buffer, and sent */
         if (!ok || scene_move_player_of(p, &rows[i], hist, cap, &nhist, err) < 0)
             break;
         if (nhist && zsock_send(a->to_writer, "bb", "H", (size_t) 1, hist, nhist * sizeof *hist) < 0)
@@ -309,7 +310,7 @@ static int adopt(scene_admin_t *a, ts_http_req_t *c)
     free(hist);
     json_decref(v);
     if (!ok)
-        return ts_http_error(c, !rows || !hist || !a->to_writer || !a->to_worker ? 503 : 400, err);
+        return ts_http_error(c, status == 200 ? 503 : status, err);   /* 200 so far: a send failed */
     if (n)
         ts_log(a->log, TS_LOG_INFO, "players_adopted", "players=%lld history_rows=%lld", (long long) n,
                (long long) history_rows);
