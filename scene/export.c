@@ -151,8 +151,9 @@ static unsigned char *put(unsigned char *p, uint64_t v, int bytes)
     return p;
 }
 
-/* Up to batch_rows rows past the position into the batch; returns how many, or -1. */
-static int read_batch(scene_export_t *self, int64_t before, char *err)
+/* Up to batch_rows rows past the position into the batch; returns how
+ * many, or -1. The last one's key goes to *last_t, *last_p. */
+static int read_batch(scene_export_t *self, int64_t before, int64_t *last_t, uint64_t *last_p, char *err)
 {
     sqlite3_stmt *st = self->st[ST_ROWS];
     sqlite3_bind_int64(st, 1, self->after_t);
@@ -162,9 +163,11 @@ static int read_batch(scene_export_t *self, int64_t before, char *err)
     unsigned char *p = self->batch;
     int n = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *last_p = (uint64_t) sqlite3_column_int64(st, 0);
+        *last_t = sqlite3_column_int64(st, 1);
         p = put(p, (uint64_t) self->opt.shard, 2);
-        p = put(p, (uint64_t) sqlite3_column_int64(st, 0), 8);
-        p = put(p, (uint64_t) sqlite3_column_int64(st, 1), 8);
+        p = put(p, *last_p, 8);
+        p = put(p, (uint64_t) *last_t, 8);
         p = put(p, (uint64_t) sqlite3_column_int64(st, 2), 4);
         p = put(p, (uint64_t) sqlite3_column_int64(st, 3), 4);
         for (int c = 4; c < 8; c++)
@@ -173,19 +176,6 @@ static int read_batch(scene_export_t *self, int64_t before, char *err)
     }
     sqlite3_reset(st);   /* ends the read transaction: the scene's checkpoints are not held */
     return rc == SQLITE_DONE ? n : sqlite_failed(self, err);
-}
-
-/* The last row of the batch, as the position after it. */
-static void advance(scene_export_t *self, int n)
-{
-    const unsigned char *last = self->batch + (size_t) (n - 1) * ROW_BYTES;
-    uint64_t p = 0, t = 0;
-    for (int i = 7; i >= 0; i--) {
-        p = p << 8 | last[2 + i];
-        t = t << 8 | last[10 + i];
-    }
-    self->after_p = p;
-    self->after_t = (int64_t) t;
 }
 
 long scene_export_pass(scene_export_t *self, int64_t now_us, char *err)
@@ -199,7 +189,9 @@ long scene_export_pass(scene_export_t *self, int64_t now_us, char *err)
         return -1;
     long sent = 0;
     for (;;) {
-        int n = read_batch(self, before, err);
+        int64_t last_t = 0;
+        uint64_t last_p = 0;
+        int n = read_batch(self, before, &last_t, &last_p, err);
         if (n < 0)
             return -1;
         if (n == 0)
@@ -208,7 +200,8 @@ long scene_export_pass(scene_export_t *self, int64_t now_us, char *err)
             self->placed = false;   /* read the position again: ClickHouse may have lost what it had */
             return -1;
         }
-        advance(self, n);
+        self->after_t = last_t;
+        self->after_p = last_p;
         sent += n;
         if (n < self->opt.batch_rows)
             break;

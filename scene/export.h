@@ -51,8 +51,9 @@ long scene_export_pass(scene_export_t *self, int64_t now_us, char *err);
  * every row before it is in ClickHouse. 0 before the first pass. */
 int64_t scene_export_position(const scene_export_t *self);
 
-/* The table's name and its DDL's columns, for the readers (ticksync-admin
- * fleet): "<database>.player_latency_history". */
+/* The table's name in ClickHouse ("<database>.player_latency_history"),
+ * the SQLite table's; ticksync-admin fleet (tools/, which includes nothing
+ * of scene/) names it the same. */
 #define SCENE_EXPORT_TABLE "player_latency_history"
 
 #endif
