@@ -30,6 +30,7 @@
 #include "reshard.h"
 #include "http.h"
 #include "shard.h"
+#include "span.h"
 #include "signals.h"
 #include "token.h"
 
@@ -213,18 +214,6 @@ static int cmd_dashboard(const cli_t *cli, const char *listen, const char *click
     return 0;
 }
 
-/* "90s", "30m", "2h", "1d" (or plain seconds) in µs; 0 when it is not one. */
-static int64_t parse_span(const char *s)
-{
-    char *end;
-    double v = s ? strtod(s, &end) : 0;
-    if (!s || end == s || v <= 0)
-        return 0;
-    double unit = !*end || strcmp(end, "s") == 0 ? 1 : strcmp(end, "m") == 0 ? 60 : strcmp(end, "h") == 0 ? 3600
-                : strcmp(end, "d") == 0 ? 86400 : 0;
-    return (int64_t) (v * unit * 1e6);
-}
-
 static bool parse_time(const char *s, int64_t *out)
 {
     char *end;
@@ -238,7 +227,7 @@ static int cmd_history(const cli_t *cli, const char *id_text, const char *from_t
                        const char *last)
 {
     unsigned long long id = player_arg("history", id_text);
-    int64_t to = ts_clock_real_us(), from, span = parse_span(last);
+    int64_t to = ts_clock_real_us(), from, span = tools_span_us(last);
     if (!id)
         return 2;
     if ((to_text && !parse_time(to_text, &to)) || (from_text && !parse_time(from_text, &from)) || (!from_text && !span)) {
@@ -485,7 +474,7 @@ static int cmd_keygen(const char *path)
 /* ticksync-admin fleet: --since as a span back from now. */
 static int cmd_fleet(ts_config_t *cfg, const cli_t *cli)
 {
-    int64_t span = parse_span(ts_config_str(cfg, "since"));
+    int64_t span = tools_span_us(ts_config_str(cfg, "since"));
     const char *db = ts_config_str(cfg, "clickhouse-db");
     if (span <= 0)
         return ts_config_fail(cfg, "fleet: --since '%s' is not a span (90s, 30m, 2h, 7d)", ts_config_str(cfg, "since"));

@@ -12,6 +12,7 @@
 #include "httpd.h"
 #include "metrics.h"
 #include "shard.h"
+#include "span.h"
 
 #define WORST_PER_SHARD 200
 #define FLAGGED_PER_SHARD 100
@@ -92,25 +93,13 @@ static int history(tools_dashboard_t *d, ts_http_req_t *req)
     return ts_http_text(req, (unsigned) status, "application/json", body);
 }
 
-/* "90s", "30m", "24h", "7d" in µs; 0 when it is not one. */
-static int64_t span_us(const char *s)
-{
-    char *end;
-    double v = s ? strtod(s, &end) : 0;
-    if (!s || end == s || v <= 0 || v > 1e6)
-        return 0;
-    double unit = strcmp(end, "m") == 0 ? 60 : strcmp(end, "h") == 0 ? 3600 : strcmp(end, "d") == 0 ? 86400
-                : strcmp(end, "s") == 0 || !*end ? 1 : 0;
-    return (int64_t) (v * unit * 1e6);
-}
-
 /* The fleet's history over since (24h by default), from ClickHouse. */
 static int fleet(tools_dashboard_t *d, ts_http_req_t *req)
 {
     if (!d->opt.clickhouse)
         return ts_http_error(req, 404, "no ClickHouse: start the dashboard with --clickhouse URL");
     const char *since = ts_http_arg(req, "since");
-    int64_t span = span_us(since ? since : "24h");
+    int64_t span = tools_span_us(since ? since : "24h");
     if (!span)
         return ts_http_error(req, 400, "since must be a span: 90s, 30m, 24h, 7d");
     tools_fleet_options_t o = { .clickhouse = d->opt.clickhouse, .database = d->opt.clickhouse_db,
