@@ -142,20 +142,21 @@ static int drain(run_t *r, int k, int *limit)
         json_array_foreach(json_object_get(batch, "players"), i, p)
             rows += (long long) json_array_size(json_object_get(p, "history"));
         char journal[1024];
-        int rc = journal_write(r, k, batch, journal, sizeof journal);
-        if (rc == 0 && hand_over(r, batch) == 0)
+        int written = journal_write(r, k, batch, journal, sizeof journal);
+        bool handed = written == 0 && hand_over(r, batch) == 0;
+        if (handed)
             unlink(journal);
-        else if (rc == 0)
+        else if (written == 0)
             fprintf(stderr, "ticksync-admin: reshard: a batch of %lld players waits in %s: run again\n", n, journal);
         json_decref(batch);
-        if (rc < 0)
+        if (written < 0)
             return -1;
-        r->released[k] += n;
+        r->released[k] += n;   /* released: counted whether handed over now or by the next run */
         r->rows[k] += rows;
+        if (!handed)
+            return -1;
         long long per = rows / n + 1;   /* the next batch aims at ROWS_A_BATCH history rows */
         *limit = per * LIMIT_MAX < ROWS_A_BATCH ? LIMIT_MAX : (int) (ROWS_A_BATCH / per) + 1;
-        if (access(journal, F_OK) == 0)
-            return -1;
     }
 }
 
