@@ -10,6 +10,7 @@
 struct gate_conntab_t {
     gate_conn_t **conns;        /* by slot */
     uint32_t     *generation;   /* by slot */
+    uint64_t     *player;       /* by slot: the player bound to it, or 0 */
     uint32_t     *free_slots;   /* stack of free slots */
     uint32_t     *retired;      /* slots of connections retired this turn, to reap */
     size_t        nfree, nretired, size, count;
@@ -42,6 +43,7 @@ void gate_conntab_destroy(gate_conntab_t **self_p)
         gate_conn_destroy(&self->conns[i]);
     free(self->conns);
     free(self->generation);
+    free(self->player);
     free(self->free_slots);
     free(self->retired);
     zhashx_destroy(&self->players);
@@ -60,6 +62,10 @@ static int grow(gate_conntab_t *self)
     if (!gen)
         return -1;
     self->generation = gen;
+    uint64_t *player = realloc(self->player, size * sizeof *player);
+    if (!player)
+        return -1;
+    self->player = player;
     uint32_t *fs = realloc(self->free_slots, size * sizeof *fs);
     if (!fs)
         return -1;
@@ -71,19 +77,21 @@ static int grow(gate_conntab_t *self)
     for (size_t i = size; i-- > self->size;) {
         conns[i] = NULL;
         gen[i] = 1;
+        player[i] = 0;
         fs[self->nfree++] = (uint32_t) i;
     }
     self->size = size;
     return 0;
 }
 
-gate_conn_t *gate_conntab_add(gate_conntab_t *self, int fd, size_t out_cap, double sync_rate, int64_t now_us)
+gate_conn_t *gate_conntab_add(gate_conntab_t *self, int fd, gate_transport_t transport, const char *origins,
+                              size_t out_cap)
 {
     if (self->nfree == 0 && grow(self) < 0)
         return NULL;
     uint32_t slot = self->free_slots[self->nfree - 1];
     uint64_t id = (uint64_t) self->generation[slot] << 32 | slot;
-    gate_conn_t *conn = gate_conn_new(fd, id, out_cap, sync_rate, now_us);
+    gate_conn_t *conn = gate_conn_new(fd, id, transport, origins, out_cap);
     if (!conn)
         return NULL;
     self->nfree--;
@@ -105,7 +113,7 @@ void gate_conntab_retire(gate_conntab_t *self, uint64_t id)
     gate_conn_t *conn = gate_conntab_get(self, id);
     if (!conn || gate_conn_state(conn) == GATE_CONN_GONE)
         return;
-    uint64_t player = gate_conn_player(conn);
+    uint64_t player = self->player[(uint32_t) id];
     if (player && gate_conntab_player_conn(self, player) == id)
         zhashx_delete(self->players, (void *) (uintptr_t) player);
     gate_conn_retire(conn);
@@ -118,6 +126,7 @@ void gate_conntab_reap(gate_conntab_t *self)
     for (size_t i = 0; i < self->nretired; i++) {
         uint32_t slot = self->retired[i];
         gate_conn_destroy(&self->conns[slot]);
+        self->player[slot] = 0;
         self->generation[slot] = self->generation[slot] + 1 ? self->generation[slot] + 1 : 1;
         self->free_slots[self->nfree++] = slot;
     }
@@ -139,6 +148,7 @@ gate_conn_t *gate_conntab_next(const gate_conntab_t *self, size_t *cursor)
 uint64_t gate_conntab_bind(gate_conntab_t *self, uint64_t player_id, uint64_t id)
 {
     uint64_t old = gate_conntab_player_conn(self, player_id);
+    self->player[(uint32_t) id] = player_id;
     zhashx_update(self->players, (void *) (uintptr_t) player_id, (void *) (uintptr_t) id);
     return old;
 }

@@ -15,9 +15,10 @@ gate_conntab_t *gate_conntab_new(void);
 /* Destroys every connection still in the table. */
 void gate_conntab_destroy(gate_conntab_t **self_p);
 
-/* Creates a connection for fd under a fresh id; NULL when out of memory
- * (fd is then left open for the caller). */
-gate_conn_t *gate_conntab_add(gate_conntab_t *self, int fd, size_t out_cap, double sync_rate, int64_t now_us);
+/* Creates a connection for fd under a fresh id (see gate_conn_new); NULL
+ * when out of memory (fd is then left open for the caller). */
+gate_conn_t *gate_conntab_add(gate_conntab_t *self, int fd, gate_transport_t transport, const char *origins,
+                              size_t out_cap);
 /* NULL when id names no connection; a retired one is still returned, GONE,
  * until the next reap, so a caller's pointer stays valid through its turn. */
 gate_conn_t *gate_conntab_get(const gate_conntab_t *self, uint64_t id);
@@ -35,8 +36,9 @@ size_t gate_conntab_count(const gate_conntab_t *self);
  * the end. Retiring the returned connection while iterating is allowed. */
 gate_conn_t *gate_conntab_next(const gate_conntab_t *self, size_t *cursor);
 
-/* Binds player_id to connection id; returns the id it was bound to before
- * (0 if none), which the caller replaces. */
+/* Binds player_id to connection id (a bound connection unbinds its player
+ * when it is retired); returns the id it was bound to before (0 if none),
+ * which the caller replaces. */
 uint64_t gate_conntab_bind(gate_conntab_t *self, uint64_t player_id, uint64_t id);
 /* The connection id player_id is bound to, or 0. */
 uint64_t gate_conntab_player_conn(const gate_conntab_t *self, uint64_t player_id);

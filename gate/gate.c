@@ -1,17 +1,20 @@
 /* gate/gate.c - see gate.h.
  *
+ * The event loop: epoll, accept, read budgets, timers, the reap at a safe
+ * point. PROTOCOL.md's rules are gate/session.c's; this file is the port
+ * they speak through (gate_session_port_t: a stream's connection, the UDP
+ * socket, the shards, the player table).
+ *
  * Every connection is registered edge-triggered for input and output. Input
  * is read until the socket is empty, stamped (t2, real and monotonic) with
- * the kernel's arrival time, and split into frames; each frame is decoded
- * and answered per PROTOCOL.md. Output is written at once; what the socket
+ * the kernel's arrival time, and split by its transport into messages,
+ * which its session answers. Output is written at once; what the socket
  * does not take is queued up to out_cap, past which the connection is
  * dropped.
  *
  * Envelopes for the scene shards are batched per turn of the loop (see
- * shards.h). A SYNC is answered here, as soon as it is read: its
- * SYNC_REPLY holds only the gate's times. What a shard owes, the
- * SYNC_RESULT for a forwarded SYNC_ACK, is awaited GATE_RESULT_US, then
- * answered UNAVAILABLE.
+ * shards.h). The SYNC_RESULTs one batch brings a connection leave in one
+ * write.
  *
  * A connection that must close (PROTOCOL says so, or BYE) first gets its
  * last words, then its write side is shut and its input discarded until the
@@ -45,15 +48,13 @@
 #include "recvstamp.h"
 #include "shards.h"
 #include "stats.h"
+#include "session.h"
 #include "signals.h"
-#include "token.h"
 #include "udp.h"
 
 #define GATE_LINGER_US       1000000  /* a closing connection's grace */
-#define GATE_RESULT_US       1000000  /* a SYNC_ACK whose SYNC_RESULT has not come this long: UNAVAILABLE */
 #define GATE_TICK_US         20000
 #define GATE_ERROR_LOG_US    10000000   /* client_errors log interval */
-#define GATE_MAX_BAD         8        /* BAD_MESSAGEs before closing */
 #define GATE_SHUTDOWN_US     2000000  /* drain time at shutdown */
 #define GATE_READ_BUDGET     2        /* reads per connection per turn (32 KiB) */
 
@@ -64,6 +65,8 @@ struct gate_t {
     gate_options_t   opt;
     ts_log_t        *log;
     gate_stats_t     m;
+    gate_session_config_t rules;      /* what every session is told */
+    gate_session_port_t   port;       /* what every session speaks through */
     int              ep, listen_fd, signal_fd, udp_fd, ws_fd;
     gate_conntab_t  *conns;
     gate_shards_t   *shards;
@@ -85,6 +88,7 @@ struct gate_t {
 };
 
 static gate_shards_unsent_fn on_unsent;
+static void make_port(gate_t *g);
 
 static int epoll_add(int ep, int fd, uint32_t events, uint64_t tag)
 {
@@ -137,6 +141,7 @@ gate_t *gate_new(const gate_options_t *opt, ts_log_t *log, ts_metrics_t *metrics
     }
     for (int i = 0; i < gate_shards_count(g->shards); i++)
         epoll_add(g->ep, gate_shards_fd(g->shards, i), EPOLLIN, TAG_SHARD + (uint64_t) i);
+    make_port(g);
     gate_shards_on_unsent(g->shards, on_unsent, g);
     gate_shards_set_linger(g->shards, opt->batch_us);
     atomic_store(&g->shards_up, gate_shards_count(g->shards));
@@ -239,45 +244,27 @@ static void serve_ready(gate_t *g)
     memmove(g->ready, g->ready + n, g->nready * sizeof *g->ready);
 }
 
-/* ---- connection end of life ------------------------------------------- */
+/* ---- the port: what sessions do, done --------------------------------- */
 
-static void tell_scene(gate_t *g, gate_conn_t *c, uint64_t kind)
+static gate_session_t *session_of(const gate_conn_t *c)
 {
-    uint64_t player = gate_conn_player(c);
-    ts_env_t env = { .kind = kind, .conn = gate_conn_id(c), .player_id = player };
-    gate_shards_send(g->shards, gate_shards_route(g->shards, player), &env);
+    return gate_conn_session(c);
 }
 
-/* Retires c (freed at the end of this turn) and tells its scene. */
+/* Retires c (freed at the end of this turn); its session tells its shard. */
 static void drop(gate_t *g, gate_conn_t *c)
 {
     if (gone(c))
         return;
-    if (gate_conn_player(c)) {
-        tell_scene(g, c, TS_ENV_CLOSE);
-        ts_metric_add(g->m.sessions, (uint64_t) -1);
-    }
     gate_conntab_retire(g->conns, gate_conn_id(c));
     ts_metric_set(g->m.connections, (int64_t) gate_conntab_count(g->conns));
-}
-
-/* Sends msg; a connection that cannot take it is dropped. */
-static void reply(gate_t *g, gate_conn_t *c, const ts_msg_t *msg)
-{
-    if (gone(c))
-        return;
-    if (gate_conn_send(c, msg) < 0) {
-        ts_metric_add(g->m.stalled, 1);
-        drop(g, c);
-        return;
-    }
-    if (msg->type < 128 && g->m.out[msg->type])
-        ts_metric_add(g->m.out[msg->type], 1);
+    if (session_of(c))
+        gate_session_end(session_of(c));
 }
 
 static void close_gracefully(gate_t *g, gate_conn_t *c)
 {
-    if (gate_conn_state(c) == GATE_CONN_CLOSING || gone(c))
+    if (gate_conn_state(c) != GATE_CONN_OPEN)
         return;
     if (!push_id(&g->closing, &g->nclosing, &g->closing_size, gate_conn_id(c))) {
         drop(g, c);
@@ -286,87 +273,82 @@ static void close_gracefully(gate_t *g, gate_conn_t *c)
     gate_conn_close_after(c, ts_clock_mono_us() + GATE_LINGER_US);
 }
 
-/* ERROR with seq, then the close rule of its code. */
-static void send_error(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code)
+static int port_send(void *ctx, void *link, const ts_msg_t *msg)
 {
-    ts_msg_t m;
-    ts_msg_error(&m, seq, code, NULL);
-    ts_metric_add(g->m.errors[code], 1);
-    reply(g, c, &m);
-    bool keep = code == TS_RATE_LIMITED || code == TS_UNAVAILABLE
-             || (code == TS_BAD_MESSAGE && gate_conn_bad_message(c) < GATE_MAX_BAD);
-    if (!keep)
-        close_gracefully(g, c);
+    (void) ctx;
+    return gone(link) ? 0 : gate_conn_send(link, msg);
 }
 
-/* ERROR for a message that came over UDP: it goes back the same way and
- * closes nothing (only RATE_LIMITED and UNAVAILABLE are sent this way). */
-static void send_error_udp(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code)
+static int port_send_sync_reply(void *ctx, void *link, gate_exchange_t *x, uint64_t seq, int64_t t1, int64_t t2)
 {
-    ts_msg_t m;
-    ts_msg_error(&m, seq, code, NULL);
-    ts_metric_add(g->m.errors[code], 1);
-    ts_metric_add(g->m.out[TS_ERROR], 1);
-    gate_conn_send_udp(c, &m);
+    (void) ctx;
+    return gone(link) ? 0 : gate_conn_send_sync_reply(link, x, seq, t1, t2);
 }
 
-/* The ERROR for a message, on the transport it came by. */
-static void refuse(gate_t *g, gate_conn_t *c, uint64_t seq, ts_error_t code, bool udp)
+static void port_send_datagram(void *ctx, const uint8_t *dgram, size_t len, const struct sockaddr_storage *to,
+                               socklen_t to_len)
 {
-    if (udp)
-        send_error_udp(g, c, seq, code);
-    else
-        send_error(g, c, seq, code);
+    gate_t *g = ctx;
+    if (g->udp_fd >= 0)   /* UDP may drop it; the client sends the next SYNC */
+        sendto(g->udp_fd, dgram, len, MSG_DONTWAIT, (const struct sockaddr *) to, to_len);
 }
 
-static void say_bye(gate_t *g, gate_conn_t *c, const char *reason)
+static void port_close(void *ctx, void *link)
 {
-    ts_msg_t m;
-    ts_msg_bye(&m, 0, reason);
-    reply(g, c, &m);
-    close_gracefully(g, c);
+    close_gracefully(ctx, link);
 }
 
-/* ---- client messages --------------------------------------------------- */
-
-static void on_hello(gate_t *g, gate_conn_t *c, const ts_msg_t *m)
+static void port_drop(void *ctx, void *link)
 {
-    const ts_hello_t *h = &m->u.hello;
-    if (g->opt.secret
-        && (!h->has_token || ts_token_check(g->opt.secret, g->opt.secret_len, h->player_id, h->token,
-                                            h->token_len, ts_clock_real_us() / 1000000) < 0)) {
-        send_error(g, c, m->seq, TS_UNAUTHORIZED);
-        return;
-    }
-    uint64_t session = gate_conn_id(c);   /* what UDP datagrams name */
-    gate_conn_welcome(c, h->player_id, session);
-    ts_metric_add(g->m.sessions, 1);
-    uint64_t old = gate_conntab_bind(g->conns, h->player_id, gate_conn_id(c));
+    drop(ctx, link);
+}
+
+/* Whether the player's shard can be told of an exchange now: it answered
+ * a PING within 800 ms and ZeroMQ has a live connection to it. */
+static bool port_shard_ready(void *ctx, uint64_t player_id, int64_t now)
+{
+    gate_t *g = ctx;
+    int shard = gate_shards_route(g->shards, player_id);
+    return gate_shards_up(g->shards, shard, now) && gate_shards_taking(g->shards, shard);
+}
+
+static int port_forward(void *ctx, const ts_env_t *env)
+{
+    gate_t *g = ctx;
+    return gate_shards_send(g->shards, gate_shards_route(g->shards, env->player_id), env);
+}
+
+static void port_await(void *ctx, uint64_t id, uint64_t seq, int64_t deadline)
+{
+    gate_t *g = ctx;
+    gate_awaits_push(g->awaits, id, seq, deadline);   /* out of memory: the slot frees itself later */
+}
+
+static gate_session_t *port_bind(void *ctx, uint64_t player_id, gate_session_t *s)
+{
+    gate_t *g = ctx;
+    uint64_t old = gate_conntab_bind(g->conns, player_id, gate_session_id(s));
     gate_conn_t *prev = old ? gate_conntab_get(g->conns, old) : NULL;
-    if (prev) {
-        ts_metric_add(g->m.replaced, 1);
-        say_bye(g, prev, "replaced");
-    }
-    ts_msg_t w = { .type = TS_WELCOME, .seq = m->seq };
-    w.u.welcome.version = TS_PROTOCOL_VERSION;
-    w.u.welcome.session_id = session;
-    w.u.welcome.server_time = ts_clock_real_us();
-    w.u.welcome.sync_interval_ms = g->opt.sync_interval_ms;
-    if (g->udp_fd >= 0 && !gate_conn_is_ws(c)) {   /* a browser has no UDP */
-        randombytes_buf(w.u.welcome.udp_key, sizeof w.u.welcome.udp_key);
-        w.u.welcome.has_udp_key = true;
-        gate_conn_enable_udp(c, g->udp_fd, w.u.welcome.udp_key);
-    }
-    reply(g, c, &w);
-    if (!gone(c))
-        tell_scene(g, c, TS_ENV_OPEN);
+    return prev && !gone(prev) ? session_of(prev) : NULL;
+}
+
+static void make_port(gate_t *g)
+{
+    g->rules = (gate_session_config_t) {
+        .secret = g->opt.secret, .secret_len = g->opt.secret_len,
+        .sync_rate = g->opt.sync_rate, .sync_interval_ms = g->opt.sync_interval_ms,
+        .udp = g->udp_fd >= 0, .dec = g->dec, .stats = &g->m,
+    };
+    g->port = (gate_session_port_t) {
+        .send = port_send, .send_sync_reply = port_send_sync_reply, .send_datagram = port_send_datagram,
+        .close = port_close, .drop = port_drop, .shard_ready = port_shard_ready, .forward = port_forward,
+        .await = port_await, .bind = port_bind, .ctx = g,
+    };
 }
 
 /* An envelope whose batch the shard would not take. An OPEN or CLOSE is
- * queued again while the shard is up; otherwise it is dropped and counted.
- * A SYNC_ACK's result will not come, so it gets UNAVAILABLE now, as if the
- * send had failed at once. (A SYNC in it has had its SYNC_REPLY already:
- * its ACK is refused in turn.) */
+ * queued again while the shard is up; otherwise it is dropped and counted,
+ * and the session learns of it (a SYNC_ACK's result will not come). */
 static void on_unsent(void *arg, const ts_env_t *env)
 {
     gate_t *g = arg;
@@ -381,165 +363,53 @@ static void on_unsent(void *arg, const ts_env_t *env)
     }
     ts_metric_add(g->m.unsent, 1);
     gate_conn_t *c = gate_conntab_get(g->conns, env->conn);
-    if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || gate_conn_player(c) != env->player_id)
-        return;
-    bool udp = false;
-    if (env->kind == TS_ENV_SYNC_ACK && gate_exchange_result(gate_conn_exchanges(c), env->seq, &udp))
-        refuse(g, c, env->seq, TS_UNAVAILABLE, udp);
+    if (c && !gone(c))
+        gate_session_unsent(session_of(c), env);
 }
 
-/* The player's shard, and whether it can be told of an exchange now: it
- * answered a PING within 800 ms and ZeroMQ has a live connection to it. */
-static bool player_shard(gate_t *g, gate_conn_t *c, int64_t now, int *shard)
-{
-    *shard = gate_shards_route(g->shards, gate_conn_player(c));
-    return gate_shards_up(g->shards, *shard, now) && gate_shards_taking(g->shards, *shard);
-}
+/* ---- client input ------------------------------------------------------ */
 
-/* A SYNC is answered by the gate at once, whatever the shard's state: the
- * SYNC_REPLY needs no player state, only t1 and t2 echoed and t3, so the
- * client's clock needs only the gate. Its envelope goes to the player's
- * shard with this turn's batch, and the shard starts the exchange from it;
- * an exchange the shard cannot be told of is counted as unmeasured, and
- * its SYNC_ACK is answered UNAVAILABLE. */
-static void on_sync(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t t2, int64_t now, bool udp)
-{
-    if (!gate_conn_sync_allowed(c, now)) {
-        refuse(g, c, m->seq, TS_RATE_LIMITED, udp);
-        return;
-    }
-    int shard;
-    bool reachable = player_shard(g, c, now, &shard);
-    bool tracked = gate_exchange_begin(gate_conn_exchanges(c), m->seq, udp, now);
-    if (!tracked)
-        ts_metric_add(g->m.inflight_full, 1);
-    bool forwarded = false;
-    if (tracked && reachable) {
-        ts_env_t env = { .kind = TS_ENV_SYNC, .conn = gate_conn_id(c), .player_id = gate_conn_player(c), .seq = m->seq,
-                         .t1 = m->u.sync.t1, .t2 = t2 };
-        forwarded = gate_shards_send(g->shards, shard, &env) == 0;
-    }
-    if (!forwarded)
-        ts_metric_add(g->m.unmeasured, 1);
-    if (gate_conn_send_sync_reply(c, m->seq, m->u.sync.t1, t2) < 0) {
-        ts_metric_add(g->m.stalled, 1);
-        drop(g, c);
-        return;
-    }
-    ts_metric_add(g->m.out[TS_SYNC_REPLY], 1);
-    ts_metric_observe(g->m.inside, (double) (ts_clock_real_us() - t2) / 1e6);
-}
-
-/* A SYNC_ACK goes to the shard, which owes a SYNC_RESULT: one that has not
- * come within GATE_RESULT_US (the shard died with it) is UNAVAILABLE. */
-static void on_sync_ack(gate_t *g, gate_conn_t *c, const ts_msg_t *m, int64_t now, bool udp)
-{
-    int64_t deadline = now + GATE_RESULT_US;
-    gate_exchange_t *x = gate_conn_exchanges(c);
-    int64_t t6_t3 = gate_exchange_ack(x, m->seq, now, udp, deadline);
-    if (t6_t3 < 0)
-        return;   /* no pending exchange with this seq: ignored (PROTOCOL) */
-    int shard;
-    if (!player_shard(g, c, now, &shard)) {
-        gate_exchange_result(x, m->seq, &udp);   /* no SYNC_RESULT will come: the slot is done */
-        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
-        return;
-    }
-    gate_awaits_push(g->awaits, gate_conn_id(c), m->seq, deadline);   /* out of memory: the slot frees itself later */
-    const ts_sync_ack_t *a = &m->u.sync_ack;
-    ts_env_t env = { .kind = TS_ENV_SYNC_ACK, .conn = gate_conn_id(c), .player_id = gate_conn_player(c), .seq = m->seq,
-                     .t4 = a->t4, .t5 = a->t5, .t6_t3 = t6_t3,
-                     .has_client_rtt = a->has_client_rtt, .client_rtt = a->client_rtt,
-                     .has_client_offset = a->has_client_offset, .client_offset = a->client_offset };
-    if (gate_shards_send(g->shards, shard, &env) < 0 &&
-        gate_exchange_result(x, m->seq, &udp))
-        refuse(g, c, m->seq, TS_UNAVAILABLE, udp);
-}
-
-/* One frame body from c, read at real time t2 / monotonic now. */
-static void on_frame(gate_t *g, gate_conn_t *c, const uint8_t *body, size_t len, int64_t t2, int64_t now)
-{
-    ts_msg_t m;
-    ts_error_t rc = ts_msg_decode_with(g->dec, body, len, TS_FROM_CLIENT, &m);
-    if (rc != TS_OK) {
-        send_error(g, c, rc == TS_BAD_FRAME ? 0 : m.seq, rc);
-        return;
-    }
-    ts_metric_add(g->m.in[m.type], 1);
-    if (gate_conn_state(c) == GATE_CONN_NEW) {
-        if (m.type == TS_HELLO)
-            on_hello(g, c, &m);
-        else
-            send_error(g, c, m.seq, TS_NOT_AUTHENTICATED);
-        return;
-    }
-    switch (m.type) {
-    case TS_SYNC:     on_sync(g, c, &m, t2, now, false); break;
-    case TS_SYNC_ACK: on_sync_ack(g, c, &m, now, false); break;
-    case TS_BYE:      close_gracefully(g, c); break;
-    default:          send_error(g, c, m.seq, TS_BAD_MESSAGE); break;  /* HELLO again */
-    }
-}
-
-/* A read's bytes for a TCP connection: length-prefixed frames. */
-static void feed_tcp(gate_t *g, gate_conn_t *c, const uint8_t *data, size_t len, int64_t t2, int64_t now)
-{
-    size_t off = 0;
-    while (off < len) {
-        size_t used;
-        const uint8_t *body;
-        size_t body_len;
-        int rc = gate_conn_feed(c, data + off, len - off, &used, &body, &body_len);
-        off += used;
-        if (rc < 0) {
-            send_error(g, c, 0, (ts_error_t) -rc);
-            return;
-        }
-        if (rc == TS_FRAME_NEED_MORE)
-            return;
-        on_frame(g, c, body, body_len, t2, now);
-        if (gone(c) || gate_conn_state(c) == GATE_CONN_CLOSING)
-            return;
-    }
-}
-
-/* The frames of one read: what on_frame needs besides the body. */
+/* The messages of one read: what the session needs besides the body. */
 typedef struct {
-    gate_t      *g;
     gate_conn_t *c;
     int64_t      t2, now;
-} ws_read_t;
+} read_t;
 
-/* One binary WebSocket message: a PROTOCOL.md message, as a TCP frame's
- * body (an empty one is BAD_FRAME, as a TCP frame of length 0). */
-static void on_ws_message(void *arg, const uint8_t *body, size_t len)
+static bool on_message(void *arg, const uint8_t *body, size_t len)
 {
-    ws_read_t *r = arg;
-    if (gone(r->c) || gate_conn_state(r->c) == GATE_CONN_CLOSING)
-        return;
-    if (len == 0)
-        send_error(r->g, r->c, 0, TS_BAD_FRAME);
-    else
-        on_frame(r->g, r->c, body, len, r->t2, r->now);
+    read_t *r = arg;
+    gate_session_t *s = session_of(r->c);
+    gate_session_frame(s, body, len, r->t2, r->now);
+    return gate_session_state(s) != GATE_SESSION_CLOSED && gate_conn_state(r->c) == GATE_CONN_OPEN;
 }
 
-/* A read's bytes for a WebSocket connection: the handshake, then frames,
- * each message answered as on_frame answers a TCP frame. */
-static void feed_ws(gate_t *g, gate_conn_t *c, const uint8_t *data, size_t len, int64_t t2, int64_t now)
+static void on_bad_frame(void *arg, ts_error_t code)
 {
-    ws_read_t r = { g, c, t2, now };
-    bool was_open = gate_conn_ws_open(c);
-    int rc = gate_conn_feed_ws(c, data, len, on_ws_message, &r);
-    if (!was_open && gate_conn_ws_open(c))
+    read_t *r = arg;
+    gate_session_bad_frame(session_of(r->c), code);
+}
+
+/* A read's bytes, through c's transport to its session. */
+static void feed(gate_t *g, gate_conn_t *c, const uint8_t *data, size_t len, int64_t t2, int64_t now)
+{
+    read_t r = { c, t2, now };
+    gate_conn_input_t in = { .message = on_message, .bad_frame = on_bad_frame, .arg = &r };
+    switch (gate_conn_feed(c, data, len, &in)) {
+    case GATE_FEED_OK:
+        break;
+    case GATE_FEED_OPENED:
         ts_metric_add(g->m.ws_upgraded, 1);
-    if (rc < 0) {
+        break;
+    case GATE_FEED_CLOSE:
+        if (gate_conn_fault(c) != GATE_WS_OK)
+            ts_metric_add(g->m.ws_faults[gate_conn_fault(c)], 1);
+        gate_session_close(session_of(c));
+        close_gracefully(g, c);   /* a session closed already closed it */
+        break;
+    case GATE_FEED_FAILED:
         ts_metric_add(g->m.stalled, 1);
         drop(g, c);
-    } else if (rc > 0) {
-        gate_ws_fault_t fault = gate_conn_ws_fault(c);
-        if (fault != GATE_WS_OK)
-            ts_metric_add(g->m.ws_faults[fault], 1);
-        close_gracefully(g, c);
+        break;
     }
 }
 
@@ -572,10 +442,7 @@ static void on_readable(gate_t *g, gate_conn_t *c, bool hup)
             continue;   /* discarded */
         ts_arrival_clocks(arrived, &t2, &now);
         gate_conn_cork(c);   /* one write for this read's answers */
-        if (gate_conn_is_ws(c))
-            feed_ws(g, c, buf, (size_t) n, t2, now);
-        else
-            feed_tcp(g, c, buf, (size_t) n, t2, now);
+        feed(g, c, buf, (size_t) n, t2, now);
         if (gone(c))
             return;
         if (gate_conn_uncork(c) < 0) {
@@ -607,12 +474,7 @@ static void on_datagrams(gate_t *g)
             continue;
         }
         ts_metric_add(g->m.udp_in, 1);
-        ts_metric_add(g->m.in[m.type], 1);
-        gate_conn_set_udp_peer(c, &from, from_len);
-        if (m.type == TS_SYNC)
-            on_sync(g, c, &m, t2, now, true);
-        else
-            on_sync_ack(g, c, &m, now, true);
+        gate_session_datagram(session_of(c), &m, t2, now, &from, from_len);
     }
 }
 
@@ -628,16 +490,17 @@ static void on_accept(gate_t *g, bool ws)
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         ts_stamp_arrivals(fd);
-        gate_conn_t *c = gate_conntab_add(g->conns, fd, g->opt.out_cap, g->opt.sync_rate, ts_clock_mono_us());
+        gate_transport_t transport = ws ? GATE_TRANSPORT_WS : GATE_TRANSPORT_TCP;
+        gate_conn_t *c = gate_conntab_add(g->conns, fd, transport, g->opt.ws_origins, g->opt.out_cap);
         if (!c) {
             close(fd);
             continue;
         }
-        if (ws && gate_conn_use_ws(c, g->opt.ws_origins) < 0) {
-            gate_conntab_retire(g->conns, gate_conn_id(c));
-            continue;
-        }
-        if (epoll_add(g->ep, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, gate_conn_id(c)) < 0) {
+        /* a browser has no UDP */
+        gate_session_t *s = gate_session_new(&g->rules, &g->port, c, gate_conn_id(c), !ws, ts_clock_mono_us());
+        if (s)
+            gate_conn_attach(c, s);
+        if (!s || epoll_add(g->ep, fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, gate_conn_id(c)) < 0) {
             gate_conntab_retire(g->conns, gate_conn_id(c));
             continue;
         }
@@ -652,8 +515,8 @@ static void on_accept(gate_t *g, bool ws)
  * connection leave in one write (they carry no time to keep exact). */
 static void hold(gate_t *g, gate_conn_t *c)
 {
-    if (!gate_conn_corked(c) && push_id(&g->held, &g->nheld, &g->held_size, gate_conn_id(c)))
-        gate_conn_cork(c);   /* out of memory: it writes at once */
+    if (gate_conn_cork(c) && !push_id(&g->held, &g->nheld, &g->held_size, gate_conn_id(c)))
+        gate_conn_uncork(c);   /* out of memory: it writes at once */
 }
 
 static void on_envelope(gate_t *g, const ts_env_t *env)
@@ -661,29 +524,18 @@ static void on_envelope(gate_t *g, const ts_env_t *env)
     gate_conn_t *c = gate_conntab_get(g->conns, env->conn);
     if (env->kind == TS_ENV_KICK) {
         gate_conn_t *bound = gate_conntab_get(g->conns, gate_conntab_player_conn(g->conns, env->player_id));
-        if (bound && bound == c)
-            say_bye(g, c, "replaced");
+        if (bound && bound == c && !gone(c))
+            gate_session_bye(session_of(c), "replaced");
         return;
     }
-    if (!c || gate_conn_state(c) != GATE_CONN_WELCOMED || gate_conn_player(c) != env->player_id) {
+    if (!c || gone(c)) {
         ts_metric_add(g->m.gone, 1);
         return;
     }
     if (env->kind == TS_ENV_SYNC_RESULT) {
-        bool udp = false;
-        if (!gate_exchange_result(gate_conn_exchanges(c), env->seq, &udp)) {
-            ts_metric_add(g->m.late, 1);
-            return;
-        }
-        ts_msg_t r = { .type = TS_SYNC_RESULT, .seq = env->seq };
-        r.u.sync_result = (ts_sync_result_t) { env->rtt, env->srtt, env->rttvar };
-        if (udp) {
-            ts_metric_add(g->m.out[TS_SYNC_RESULT], 1);
-            gate_conn_send_udp(c, &r);
-        } else {
+        if (gate_conn_state(c) == GATE_CONN_OPEN)
             hold(g, c);
-            reply(g, c, &r);
-        }
+        gate_session_result(session_of(c), env);
     }
 }
 
@@ -720,9 +572,8 @@ static void expire_awaiting(gate_t *g, int64_t now)
     int64_t deadline;
     while (gate_awaits_pop_due(g->awaits, now, &conn, &seq, &deadline)) {
         gate_conn_t *c = gate_conntab_get(g->conns, conn);
-        bool udp = false;
-        if (c && !gone(c) && gate_exchange_expire(gate_conn_exchanges(c), seq, deadline, &udp))
-            refuse(g, c, seq, TS_UNAVAILABLE, udp);
+        if (c && !gone(c))
+            gate_session_expire(session_of(c), seq, deadline);
     }
 }
 
@@ -798,8 +649,7 @@ static void begin_shutdown(gate_t *g)
     }
     size_t cursor = 0;
     for (gate_conn_t *c; (c = gate_conntab_next(g->conns, &cursor));)
-        if (gate_conn_state(c) != GATE_CONN_CLOSING)
-            say_bye(g, c, "shutdown");
+        gate_session_bye(session_of(c), "shutdown");   /* a closed session says nothing */
 }
 
 static void on_event(gate_t *g, const struct epoll_event *ev)

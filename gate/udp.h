@@ -11,8 +11,10 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "conntab.h"
 #include "msg.h"
+
+typedef struct gate_conntab_t gate_conntab_t;   /* gate/conntab.h */
+typedef struct gate_conn_t gate_conn_t;         /* gate/conn.h */
 
 typedef enum {
     GATE_UDP_OK = 0,

@@ -17,7 +17,7 @@ static int new_fd(void)
 Test(conntab, ids_outlive_their_connections_without_finding_newer_ones)
 {
     gate_conntab_t *t = gate_conntab_new();
-    gate_conn_t *a = gate_conntab_add(t, new_fd(), 1024, 20, 0);
+    gate_conn_t *a = gate_conntab_add(t, new_fd(), GATE_TRANSPORT_TCP, NULL, 1024);
     uint64_t id = gate_conn_id(a);
     cr_assert_eq(gate_conntab_get(t, id), a);
     cr_assert_eq(gate_conntab_count(t), 1);
@@ -28,7 +28,7 @@ Test(conntab, ids_outlive_their_connections_without_finding_newer_ones)
     gate_conntab_retire(t, id);   /* twice is harmless */
     gate_conntab_reap(t);
     cr_assert_null(gate_conntab_get(t, id));
-    gate_conn_t *b = gate_conntab_add(t, new_fd(), 1024, 20, 0);
+    gate_conn_t *b = gate_conntab_add(t, new_fd(), GATE_TRANSPORT_TCP, NULL, 1024);
     cr_assert_neq(gate_conn_id(b), id, "the slot's next generation");
     cr_assert_eq(gate_conn_id(b) & 0xffffffffu, id & 0xffffffffu, "the slot is reused");
     cr_assert_null(gate_conntab_get(t, id));
@@ -41,12 +41,10 @@ Test(conntab, ids_outlive_their_connections_without_finding_newer_ones)
 Test(conntab, binds_players_and_hands_back_the_replaced)
 {
     gate_conntab_t *t = gate_conntab_new();
-    uint64_t a = gate_conn_id(gate_conntab_add(t, new_fd(), 1024, 20, 0));
-    uint64_t b = gate_conn_id(gate_conntab_add(t, new_fd(), 1024, 20, 0));
-    gate_conn_welcome(gate_conntab_get(t, a), 9, a);
+    uint64_t a = gate_conn_id(gate_conntab_add(t, new_fd(), GATE_TRANSPORT_TCP, NULL, 1024));
+    uint64_t b = gate_conn_id(gate_conntab_add(t, new_fd(), GATE_TRANSPORT_TCP, NULL, 1024));
     cr_assert_eq(gate_conntab_bind(t, 9, a), 0);
     cr_assert_eq(gate_conntab_player_conn(t, 9), a);
-    gate_conn_welcome(gate_conntab_get(t, b), 9, b);
     cr_assert_eq(gate_conntab_bind(t, 9, b), a, "the old connection, to replace");
     cr_assert_eq(gate_conntab_player_conn(t, 9), b);
     gate_conntab_retire(t, a);
@@ -62,7 +60,7 @@ Test(conntab, iterates_and_survives_retiring_while_iterating)
 {
     gate_conntab_t *t = gate_conntab_new();
     for (int i = 0; i < 100; i++)
-        gate_conntab_add(t, new_fd(), 1024, 20, 0);
+        gate_conntab_add(t, new_fd(), GATE_TRANSPORT_TCP, NULL, 1024);
     size_t cursor = 0, seen = 0;
     for (gate_conn_t *c; (c = gate_conntab_next(t, &cursor));) {
         seen++;
@@ -85,7 +83,7 @@ Test(conntab, a_retired_connection_writes_nothing)
     gate_conntab_t *t = gate_conntab_new();
     int sv[2];
     cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
-    gate_conn_t *c = gate_conntab_add(t, sv[0], 1024, 20, 0);
+    gate_conn_t *c = gate_conntab_add(t, sv[0], GATE_TRANSPORT_TCP, NULL, 1024);
     gate_conntab_retire(t, gate_conn_id(c));
     ts_msg_t bye;
     ts_msg_bye(&bye, 0, "late");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "conntab.h"
+#include "fakeport.h"
 #include "udp.h"
 #include "udptag.h"
 
@@ -15,9 +16,14 @@ static gate_conntab_t *t;
 static gate_conn_t *c;
 static int listener, client;
 static ts_decoder_t *dec;
-static uint8_t key[TS_UDP_KEY_BYTES] = { 9, 8, 7 };
+static uint8_t key[TS_UDP_KEY_BYTES];
+static ts_metrics_t *reg;
+static gate_stats_t stats;
+static gate_session_config_t cfg;
+static fake_port_t fake;
 
-/* A real TCP connection on loopback, so the connection has a peer host. */
+/* A real TCP connection on loopback, so the connection has a peer host,
+ * carrying a session welcomed with a udp_key (read from its WELCOME). */
 static void setup(void)
 {
     t = gate_conntab_new();
@@ -31,15 +37,25 @@ static void setup(void)
     getsockname(listener, (struct sockaddr *) &a, &len);
     client = socket(AF_INET, SOCK_STREAM, 0);
     cr_assert_eq(connect(client, (struct sockaddr *) &a, sizeof a), 0);
-    c = gate_conntab_add(t, accept(listener, NULL, NULL), 1024, 20, 0);
-    gate_conn_welcome(c, 5, gate_conn_id(c));
-    gate_conn_enable_udp(c, 99, key);
+    c = gate_conntab_add(t, accept(listener, NULL, NULL), GATE_TRANSPORT_TCP, NULL, 1024);
+    reg = ts_metrics_new(TS_METRICS_ONE_WRITER);
+    gate_stats_init(&stats, reg);
+    cfg = (gate_session_config_t) { .sync_rate = 20, .udp = true, .dec = dec, .stats = &stats };
+    fake_port_init(&fake);
+    static fake_link_t link;
+    gate_session_t *s = gate_session_new(&cfg, &fake.port, &link, gate_conn_id(c), true, 0);
+    gate_conn_attach(c, s);
+    uint8_t hello[64];
+    gate_session_frame(s, hello, fake_hello(1, 5, NULL, 0, hello, sizeof hello), 0, 0);
+    cr_assert(fake_last(&link)->u.welcome.has_udp_key);
+    memcpy(key, fake_last(&link)->u.welcome.udp_key, sizeof key);
 }
 
 static void teardown(void)
 {
     gate_conntab_destroy(&t);
     ts_decoder_destroy(&dec);
+    ts_metrics_destroy(&reg);
     close(client);
     close(listener);
 }
