@@ -305,17 +305,16 @@ static void port_drop(void *ctx, void *link)
 
 /* Whether the player's shard can be told of an exchange now: it answered
  * a PING within 800 ms and ZeroMQ has a live connection to it. */
-static bool port_shard_ready(void *ctx, uint64_t player_id, int64_t now)
+static bool port_shard_ready(void *ctx, int shard, int64_t now)
 {
     gate_t *g = ctx;
-    int shard = gate_shards_route(g->shards, player_id);
     return gate_shards_up(g->shards, shard, now) && gate_shards_taking(g->shards, shard);
 }
 
-static int port_forward(void *ctx, const ts_env_t *env)
+static int port_forward(void *ctx, int shard, const ts_env_t *env)
 {
     gate_t *g = ctx;
-    return gate_shards_send(g->shards, gate_shards_route(g->shards, env->player_id), env);
+    return gate_shards_send(g->shards, shard, env);
 }
 
 static void port_await(void *ctx, uint64_t id, uint64_t seq, int64_t deadline)
@@ -324,9 +323,10 @@ static void port_await(void *ctx, uint64_t id, uint64_t seq, int64_t deadline)
     gate_awaits_push(g->awaits, id, seq, deadline);   /* out of memory: the slot frees itself later */
 }
 
-static gate_session_t *port_bind(void *ctx, uint64_t player_id, gate_session_t *s)
+static gate_session_t *port_bind(void *ctx, uint64_t player_id, gate_session_t *s, int *shard)
 {
     gate_t *g = ctx;
+    *shard = gate_shards_route(g->shards, player_id);
     uint64_t old = gate_conntab_bind(g->conns, player_id, gate_session_id(s));
     gate_conn_t *prev = old ? gate_conntab_get(g->conns, old) : NULL;
     return prev && !gone(prev) ? session_of(prev) : NULL;

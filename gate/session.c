@@ -20,6 +20,7 @@ struct gate_session_t {
     const gate_session_port_t   *port;
     void                        *link;
     uint64_t                     id, player_id;
+    int                          shard;      /* the player's, as the port's bind named it */
     gate_session_state_t         state;
     bool                         datagrams;  /* UDP may be offered */
     bool                         udp;        /* WELCOME gave it udp_key */
@@ -165,7 +166,7 @@ void gate_session_end(gate_session_t *self)
     self->ended = true;
     if (self->player_id) {
         ts_env_t env = envelope(self, TS_ENV_CLOSE, 0);
-        self->port->forward(self->port->ctx, &env);
+        self->port->forward(self->port->ctx, self->shard, &env);
         add(self->config->stats->sessions, (uint64_t) -1);
     }
     self->state = GATE_SESSION_CLOSED;
@@ -187,7 +188,7 @@ static void bind_player(gate_session_t *self, uint64_t player_id)
     self->state = GATE_SESSION_WELCOMED;
     self->player_id = player_id;
     count(self->config->stats->sessions);
-    gate_session_t *prev = self->port->bind(self->port->ctx, player_id, self);
+    gate_session_t *prev = self->port->bind(self->port->ctx, player_id, self, &self->shard);
     if (prev && prev != self) {
         count(self->config->stats->replaced);
         gate_session_bye(prev, "replaced");
@@ -214,7 +215,7 @@ static void on_hello(gate_session_t *self, const ts_msg_t *m)
     say(self, &w);
     if (self->state == GATE_SESSION_WELCOMED) {
         ts_env_t env = envelope(self, TS_ENV_OPEN, 0);
-        self->port->forward(self->port->ctx, &env);
+        self->port->forward(self->port->ctx, self->shard, &env);
     }
 }
 
@@ -236,11 +237,11 @@ static void on_sync(gate_session_t *self, const ts_msg_t *m, int64_t t2, int64_t
     if (!tracked)
         count(st->inflight_full);
     bool forwarded = false;
-    if (tracked && self->port->shard_ready(self->port->ctx, self->player_id, now)) {
+    if (tracked && self->port->shard_ready(self->port->ctx, self->shard, now)) {
         ts_env_t env = envelope(self, TS_ENV_SYNC, m->seq);
         env.t1 = m->u.sync.t1;
         env.t2 = t2;
-        forwarded = self->port->forward(self->port->ctx, &env) == 0;
+        forwarded = self->port->forward(self->port->ctx, self->shard, &env) == 0;
     }
     if (!forwarded)
         count(st->unmeasured);
@@ -269,7 +270,7 @@ static void on_sync_ack(gate_session_t *self, const ts_msg_t *m, int64_t now, ga
     if (t6_t3 < 0)
         return;   /* no pending exchange with this seq: ignored (PROTOCOL) */
     bool udp;
-    if (!self->port->shard_ready(self->port->ctx, self->player_id, now)) {
+    if (!self->port->shard_ready(self->port->ctx, self->shard, now)) {
         gate_exchange_result(self->exchanges, m->seq, &udp);   /* no SYNC_RESULT will come: the slot is done */
         refuse(self, m->seq, TS_UNAVAILABLE, via);
         return;
@@ -284,7 +285,7 @@ static void on_sync_ack(gate_session_t *self, const ts_msg_t *m, int64_t now, ga
     env.client_rtt = a->client_rtt;
     env.has_client_offset = a->has_client_offset;
     env.client_offset = a->client_offset;
-    if (self->port->forward(self->port->ctx, &env) < 0 && gate_exchange_result(self->exchanges, m->seq, &udp))
+    if (self->port->forward(self->port->ctx, self->shard, &env) < 0 && gate_exchange_result(self->exchanges, m->seq, &udp))
         refuse(self, m->seq, TS_UNAVAILABLE, via);
 }
 

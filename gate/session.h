@@ -57,16 +57,18 @@ typedef struct {
     void (*close)(void *ctx, void *link);
     /* The stream failed: retire it now (the gate then calls gate_session_end). */
     void (*drop)(void *ctx, void *link);
-    /* Whether the player's shard can be told of an exchange now. */
-    bool (*shard_ready)(void *ctx, uint64_t player_id, int64_t now);
+    /* Whether the player's shard (as bind named it) can be told of an
+     * exchange now. */
+    bool (*shard_ready)(void *ctx, int shard, int64_t now);
     /* An envelope for the player's shard: 0, or -1 when it could not be sent. */
-    int (*forward)(void *ctx, const ts_env_t *env);
+    int (*forward)(void *ctx, int shard, const ts_env_t *env);
     /* seq of session id awaits its SYNC_RESULT until deadline
      * (gate_session_expire then). */
     void (*await)(void *ctx, uint64_t id, uint64_t seq, int64_t deadline);
     /* player_id is now on session s; returns the session it was on before,
-     * or NULL. */
-    gate_session_t *(*bind)(void *ctx, uint64_t player_id, gate_session_t *s);
+     * or NULL, and the player's shard in *shard (once: a session keeps its
+     * player). */
+    gate_session_t *(*bind)(void *ctx, uint64_t player_id, gate_session_t *s, int *shard);
     void *ctx;
 } gate_session_port_t;
 

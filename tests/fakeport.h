@@ -87,16 +87,17 @@ static void fake_drop(void *ctx, void *link)
     ((fake_link_t *) link)->dropped = true;
 }
 
-static bool fake_shard_ready(void *ctx, uint64_t player_id, int64_t now)
+static bool fake_shard_ready(void *ctx, int shard, int64_t now)
 {
-    (void) player_id;
+    cr_assert_eq(shard, 3, "the shard bind named");
     (void) now;
     return !((fake_port_t *) ctx)->shard_down;
 }
 
-static int fake_forward(void *ctx, const ts_env_t *env)
+static int fake_forward(void *ctx, int shard, const ts_env_t *env)
 {
     fake_port_t *f = ctx;
+    cr_assert_eq(shard, 3, "the shard bind named");
     cr_assert_lt(f->nfwd, FAKE_MAX);
     f->fwd[f->nfwd++] = *env;
     return f->forward_fails ? -1 : 0;
@@ -111,9 +112,10 @@ static void fake_await(void *ctx, uint64_t id, uint64_t seq, int64_t deadline)
     f->nawait++;
 }
 
-static gate_session_t *fake_bind(void *ctx, uint64_t player_id, gate_session_t *s)
+static gate_session_t *fake_bind(void *ctx, uint64_t player_id, gate_session_t *s, int *shard)
 {
     fake_port_t *f = ctx;
+    *shard = 3;
     for (int i = 0; i < 8; i++) {
         if (f->players[i] == player_id || f->players[i] == 0) {
             gate_session_t *before = f->players[i] ? f->bound[i] : NULL;
