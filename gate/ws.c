@@ -11,7 +11,17 @@
  * whole frame at once (one syscall, one segment). wslay answers pings,
  * answers a Close, and closes itself with 1002 for a frame RFC 6455 forbids
  * and 1009 for a message over the cap; a text message (1003) and a message
- * in too many frames (1008) are closed here, at their first frame. */
+ * in too many frames (1008) are closed here, at their first frame.
+ *
+ * wslay does not buffer data messages here (no_buffering): a message that
+ * is one frame, unmasked whole in wslay's own read buffer, is handed on
+ * from there; only a message in several frames, or one split across
+ * reads, is gathered (in msg, grown to at most max_message). Most
+ * messages are one small frame, and this spares each of them a malloc, a
+ * copy and a free. Data frames go out through wslay's frame API, written
+ * at once, instead of the event API's queue, which would copy each; the
+ * event API sends the control frames (Pong, Close), and has none queued
+ * between feeds. */
 #include "ws.h"
 
 #include <http_parser.h>
@@ -49,12 +59,19 @@ struct gate_ws_t {
     gate_ws_io_t            io;
     ws_handshake_t         *hs;                           /* until the handshake is answered */
     /* the frames */
-    wslay_event_context_ptr ctx;
+    wslay_event_context_ptr ctx;                          /* frames in, and control frames out */
+    wslay_frame_context_ptr frames_out;                   /* data frames out, written at once, never queued */
     const uint8_t          *in;                           /* this feed's bytes not yet given to wslay */
     size_t                  in_len;
     gate_ws_message_fn     *on_message;
     void                   *on_message_arg;
     int                     frames;                       /* of the message being received */
+    bool                    control;                      /* the frame being received is a control frame */
+    bool                    fin;                          /* ... is its message's last */
+    uint64_t                frame_len, frame_got;         /* ... its payload's length, and what came of it */
+    bool                    delivered;                    /* the message was handed on whole from wslay's buffer */
+    uint8_t                *msg;                          /* a message gathered from its pieces */
+    size_t                  msg_len, msg_size;
     bool                    write_failed;
     uint8_t                *stage;                        /* during send_queued: its buffer */
     size_t                  staged;
@@ -89,7 +106,10 @@ void gate_ws_destroy(gate_ws_t **self_p)
         return;
     if ((*self_p)->ctx)
         wslay_event_context_free((*self_p)->ctx);
+    if ((*self_p)->frames_out)
+        wslay_frame_context_free((*self_p)->frames_out);
     free((*self_p)->hs);
+    free((*self_p)->msg);
     free(*self_p);
     *self_p = NULL;
 }
@@ -112,25 +132,39 @@ static int flush_stage(gate_ws_t *self)
     return 0;
 }
 
-static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags, void *arg)
+/* Gathers bytes wslay writes in stage (written through by a piece larger
+ * than stage). -1 when a write failed. */
+static int stage_bytes(gate_ws_t *self, const uint8_t *data, size_t len)
 {
-    (void) flags;
-    gate_ws_t *self = arg;
-    if (self->staged + len > WS_STAGE && flush_stage(self) < 0) {
-        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+    if (self->staged + len > WS_STAGE && flush_stage(self) < 0)
         return -1;
-    }
     if (len > WS_STAGE) {
         if (self->io.write(self->io.arg, data, len) < 0) {
             self->write_failed = true;
-            wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
             return -1;
         }
-        return (ssize_t) len;
+        return 0;
     }
     memcpy(self->stage + self->staged, data, len);
     self->staged += len;
+    return 0;
+}
+
+static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags, void *arg)
+{
+    (void) flags;
+    if (stage_bytes(arg, data, len) < 0) {
+        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+        return -1;
+    }
     return (ssize_t) len;
+}
+
+/* The frame context's: a data frame's header and payload. */
+static ssize_t on_frame_send(const uint8_t *data, size_t len, int flags, void *arg)
+{
+    (void) flags;
+    return stage_bytes(arg, data, len) < 0 ? -1 : (ssize_t) len;
 }
 
 /* Writes what wslay has queued, as whole frames (wslay hands a frame over
@@ -181,22 +215,76 @@ static void on_frame_start(wslay_event_context_ptr ctx, const struct wslay_event
 {
     (void) ctx;
     gate_ws_t *self = arg;
-    if (a->opcode >= WSLAY_CONNECTION_CLOSE)
-        return;   /* control frames may come between a message's frames */
-    if (a->opcode == WSLAY_TEXT_FRAME)
+    self->control = a->opcode >= WSLAY_CONNECTION_CLOSE;
+    if (self->control)
+        return;   /* control frames may come between a message's frames; wslay buffers them */
+    self->fin = a->fin;
+    self->frame_len = a->payload_length;
+    self->frame_got = 0;
+    if (a->opcode == WSLAY_TEXT_FRAME) {
         fail(self, GATE_WS_TEXT, WSLAY_CODE_UNSUPPORTED_DATA);
-    else if (a->opcode == WSLAY_CONTINUATION_FRAME && ++self->frames > GATE_WS_FRAGMENTS_MAX)
+    } else if (a->opcode == WSLAY_CONTINUATION_FRAME && ++self->frames > GATE_WS_FRAGMENTS_MAX) {
         fail(self, GATE_WS_FRAGMENTS, WSLAY_CODE_POLICY_VIOLATION);
-    else if (a->opcode == WSLAY_BINARY_FRAME)
+    } else if (a->opcode == WSLAY_BINARY_FRAME) {
         self->frames = 1;
+        self->msg_len = 0;
+        self->delivered = false;
+    }
 }
 
+static void deliver(gate_ws_t *self, const uint8_t *body, size_t len)
+{
+    if (self->fault == GATE_WS_OK && self->on_message)
+        self->on_message(self->on_message_arg, body, len);
+}
+
+/* Adds a piece of the message to msg; false when it would pass max_message. */
+static bool gather(gate_ws_t *self, const uint8_t *data, size_t len)
+{
+    if (len > self->max_message - self->msg_len)
+        return false;
+    if (self->msg_len + len > self->msg_size) {
+        uint8_t *grown = realloc(self->msg, self->max_message);
+        if (!grown)
+            return false;
+        self->msg = grown;
+        self->msg_size = self->max_message;
+    }
+    memcpy(self->msg + self->msg_len, data, len);
+    self->msg_len += len;
+    return true;
+}
+
+/* A piece of a data frame's payload, unmasked, in wslay's read buffer. */
+static void on_frame_chunk(wslay_event_context_ptr ctx, const struct wslay_event_on_frame_recv_chunk_arg *a,
+                           void *arg)
+{
+    (void) ctx;
+    gate_ws_t *self = arg;
+    if (self->control || self->fault != GATE_WS_OK)
+        return;
+    bool whole = self->frames == 1 && self->fin && self->frame_got == 0 && a->data_length == self->frame_len;
+    self->frame_got += a->data_length;
+    if (whole) {   /* the message is this frame, all here */
+        self->delivered = true;
+        deliver(self, a->data, a->data_length);
+    } else if (!gather(self, a->data, a->data_length)) {
+        fail(self, GATE_WS_TOO_LARGE, WSLAY_CODE_MESSAGE_TOO_BIG);
+    }
+}
+
+/* A message's end (with no_buffering its msg_length is 0: the body is
+ * what on_frame_chunk handed on or gathered), or a control frame. */
 static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *a, void *arg)
 {
     (void) ctx;
     gate_ws_t *self = arg;
-    if (a->opcode == WSLAY_BINARY_FRAME && self->fault == GATE_WS_OK && self->on_message)
-        self->on_message(self->on_message_arg, a->msg, a->msg_length);
+    if (a->opcode == WSLAY_BINARY_FRAME && !self->delivered)
+        deliver(self, self->msg, self->msg_len);   /* an empty one too: BAD_FRAME, the caller's to say */
+    if (a->opcode == WSLAY_BINARY_FRAME) {
+        self->msg_len = 0;
+        self->delivered = false;
+    }
 }
 
 static int feed_frames(gate_ws_t *self, const uint8_t *data, size_t len)
@@ -317,10 +405,14 @@ static int answer(gate_ws_t *self, size_t len)
 
     struct wslay_event_callbacks cb = { .recv_callback = on_recv, .send_callback = on_send,
                                         .on_frame_recv_start_callback = on_frame_start,
+                                        .on_frame_recv_chunk_callback = on_frame_chunk,
                                         .on_msg_recv_callback = on_msg };
-    if (wslay_event_context_server_init(&self->ctx, &cb, self) != 0)
+    struct wslay_frame_callbacks out = { .send_callback = on_frame_send };
+    if (wslay_event_context_server_init(&self->ctx, &cb, self) != 0
+        || wslay_frame_context_init(&self->frames_out, &out, self) != 0)
         return -1;
     wslay_event_config_set_max_recv_msg_length(self->ctx, self->max_message);
+    wslay_event_config_set_no_buffering(self->ctx, 1);
     char resp[256];
     int n = snprintf(resp, sizeof resp,
                      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -377,10 +469,15 @@ int gate_ws_send(gate_ws_t *self, const uint8_t *body, size_t len)
 {
     if (self->state != WS_OPEN)
         return -1;
-    struct wslay_event_msg m = { .opcode = WSLAY_BINARY_FRAME, .msg = body, .msg_length = len };
-    if (wslay_event_queue_msg(self->ctx, &m) != 0)
-        return -1;
-    return send_queued(self);
+    uint8_t stage[WS_STAGE];
+    self->stage = stage;
+    self->staged = 0;
+    struct wslay_frame_iocb frame = { .fin = 1, .opcode = WSLAY_BINARY_FRAME, .payload_length = len,
+                                      .data = body, .data_length = len };
+    ssize_t sent = wslay_frame_send(self->frames_out, &frame);
+    int flushed = flush_stage(self);
+    self->stage = NULL;
+    return sent == (ssize_t) len && flushed == 0 ? 0 : -1;
 }
 
 int gate_ws_close(gate_ws_t *self, uint16_t code)
