@@ -25,7 +25,7 @@ static int extra_elements(uint64_t kind)
     }
 }
 
-size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
+TS_PACK_FLAT size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
 {
     int extra = extra_elements(e->kind);
     if (extra < 0)

@@ -171,7 +171,7 @@ static void pack_text(msgpack_packer *pk, const char *text)
     msgpack_pack_str_body(pk, text, n);
 }
 
-size_t ts_msg_encode(const ts_msg_t *m, uint8_t *buf, size_t cap)
+TS_PACK_FLAT size_t ts_msg_encode(const ts_msg_t *m, uint8_t *buf, size_t cap)
 {
     ts_fixbuf_t fb = { .buf = buf, .cap = cap };
     msgpack_packer pk;

@@ -42,6 +42,16 @@ bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_obj
  * may follow. True on success. */
 bool ts_pack_next(msgpack_zone *zone, const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj);
 
+/* For an encoder over a ts_fixbuf_t: everything it calls inlined into it
+ * (msgpack-c's pack functions and ts_fixbuf_write), so the packer's
+ * callback is a known function and each token a few plain stores, whatever
+ * the link-time inliner's budget decides for the rest of the program. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TS_PACK_FLAT __attribute__((flatten))
+#else
+#define TS_PACK_FLAT
+#endif
+
 /* msgpack_packer write callback over a ts_fixbuf_t. Inline, so that an
  * encoder whose packer never leaves it can have the call (one a msgpack
  * token, 1-9 bytes) and its copy folded into plain stores. */
