@@ -48,11 +48,18 @@ bool ts_pack_plausible(const uint8_t *b, size_t len)
             return false;
         pending--;
         uint8_t t = b[i++];
+        if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 || t == 0xc3)
+            continue;                                              /* the byte is the value */
+        if (t >= 0xcc && t <= 0xd3) {                              /* (u)int 8..64: most of what is left */
+            size_t n = (size_t) 1 << ((t - 0xcc) & 3);
+            if (n > len - i)
+                return false;
+            i += n;
+            continue;
+        }
         uint64_t elements = 0, payload = 0;
         size_t head = 0;    /* length bytes after the type byte */
-        if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 || t == 0xc3) {
-            continue;
-        } else if (t <= 0x8f) {
+        if (t <= 0x8f) {
             elements = 2u * (t & 0x0fu);
         } else if (t <= 0x9f) {
             elements = t & 0x0fu;

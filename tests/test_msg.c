@@ -228,6 +228,10 @@ Test(msg, hostile_counts_are_refused_before_any_allocation)
     cr_assert_eq(decode_hex("9310dc0fff", &m), TS_BAD_FRAME, "nested array16");
     cr_assert_eq(decode_hex("c6ffffffff00", &m), TS_BAD_FRAME, "bin32 longer than the frame");
     cr_assert_eq(decode_hex("dc0003100105", &m), TS_OK, "array16 whose count fits is fine");
+    cr_assert_eq(decode_hex("931001d300000000000000", &m), TS_BAD_FRAME, "an int64 cut short");
+    cr_assert_eq(decode_hex("931001cd01", &m), TS_BAD_FRAME, "a uint16 cut short");
+    cr_assert_eq(decode_hex("931001d3000000000000002a", &m), TS_OK, "an int64 whole");
+    cr_assert_eq(m.u.sync.t1, 42);
     cr_assert_eq(m.type, TS_SYNC);
 }
 
