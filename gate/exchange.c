@@ -11,7 +11,7 @@ typedef struct {
     uint64_t     seq;
     int64_t      when;    /* REPLIED: monotonic t3 (0 until written); ACKED: the result's deadline */
     slot_state_t state;
-    bool         udp;     /* INFLIGHT, REPLIED: the SYNC came over UDP, so does its reply; ACKED: the ACK did */
+    gate_via_t   via;     /* INFLIGHT, REPLIED: how the SYNC came, and its reply goes; ACKED: how the ACK came */
 } slot_t;
 
 struct gate_exchange_t {
@@ -52,10 +52,10 @@ static void slot_free(gate_exchange_t *self, slot_t *s)
     s->state = SLOT_FREE;
 }
 
-static void slot_take(gate_exchange_t *self, slot_t *s, uint64_t seq, bool udp)
+static void slot_take(gate_exchange_t *self, slot_t *s, uint64_t seq, gate_via_t via)
 {
     slot_free(self, s);
-    *s = (slot_t) { .seq = seq, .state = SLOT_INFLIGHT, .udp = udp };
+    *s = (slot_t) { .seq = seq, .state = SLOT_INFLIGHT, .via = via };
     if (is_away(self, s))
         self->away++;
 }
@@ -71,11 +71,11 @@ static slot_t *find_slot(gate_exchange_t *self, uint64_t seq, slot_state_t state
     return NULL;
 }
 
-bool gate_exchange_begin(gate_exchange_t *self, uint64_t seq, bool udp, int64_t now)
+bool gate_exchange_begin(gate_exchange_t *self, uint64_t seq, gate_via_t via, int64_t now)
 {
     slot_t *h = home_slot(self, seq);
     if (h->state == SLOT_FREE && self->away == 0) {   /* seq is nowhere else */
-        slot_take(self, h, seq, udp);
+        slot_take(self, h, seq, via);
         return true;
     }
     slot_t *free_slot = NULL, *same = NULL;
@@ -113,7 +113,7 @@ bool gate_exchange_begin(gate_exchange_t *self, uint64_t seq, bool udp, int64_t 
     }
     if (!free_slot)
         return false;
-    slot_take(self, free_slot, seq, udp);
+    slot_take(self, free_slot, seq, via);
     return true;
 }
 
@@ -123,18 +123,18 @@ bool gate_exchange_inflight(const gate_exchange_t *self, uint64_t seq)
 }
 
 /* Frees slot s, if there is one, telling how its exchange came. */
-static bool release(gate_exchange_t *self, slot_t *s, bool *udp)
+static bool release(gate_exchange_t *self, slot_t *s, gate_via_t *via)
 {
     if (!s)
         return false;
-    *udp = s->udp;
+    *via = s->via;
     slot_free(self, s);
     return true;
 }
 
-bool gate_exchange_cancel(gate_exchange_t *self, uint64_t seq, bool *udp)
+bool gate_exchange_cancel(gate_exchange_t *self, uint64_t seq, gate_via_t *via)
 {
-    return release(self, find_slot(self, seq, SLOT_INFLIGHT), udp);
+    return release(self, find_slot(self, seq, SLOT_INFLIGHT), via);
 }
 
 int gate_exchange_reply(gate_exchange_t *self, uint64_t seq, bool later)
@@ -143,13 +143,13 @@ int gate_exchange_reply(gate_exchange_t *self, uint64_t seq, bool later)
     if (!s)
         return -1;
     s->state = SLOT_REPLIED;
-    if (later && !s->udp) {
+    if (later && s->via == GATE_VIA_STREAM) {
         s->when = 0;
         self->unstamped++;
     } else {
         s->when = ts_clock_mono_us();
     }
-    return s->udp ? 1 : 0;
+    return (int) s->via;
 }
 
 void gate_exchange_stamp(gate_exchange_t *self, int64_t t3)
@@ -163,7 +163,7 @@ void gate_exchange_stamp(gate_exchange_t *self, int64_t t3)
     }
 }
 
-int64_t gate_exchange_ack(gate_exchange_t *self, uint64_t seq, int64_t t6, bool udp, int64_t deadline)
+int64_t gate_exchange_ack(gate_exchange_t *self, uint64_t seq, int64_t t6, gate_via_t via, int64_t deadline)
 {
     slot_t *s = find_slot(self, seq, SLOT_REPLIED);
     if (!s)
@@ -175,19 +175,19 @@ int64_t gate_exchange_ack(gate_exchange_t *self, uint64_t seq, int64_t t6, bool 
     }
     s->when = deadline;
     s->state = SLOT_ACKED;
-    s->udp = udp;
+    s->via = via;
     return d;
 }
 
-bool gate_exchange_result(gate_exchange_t *self, uint64_t seq, bool *udp)
+bool gate_exchange_result(gate_exchange_t *self, uint64_t seq, gate_via_t *via)
 {
-    return release(self, find_slot(self, seq, SLOT_ACKED), udp);
+    return release(self, find_slot(self, seq, SLOT_ACKED), via);
 }
 
-bool gate_exchange_expire(gate_exchange_t *self, uint64_t seq, int64_t deadline, bool *udp)
+bool gate_exchange_expire(gate_exchange_t *self, uint64_t seq, int64_t deadline, gate_via_t *via)
 {
     slot_t *s = find_slot(self, seq, SLOT_ACKED);
-    return s && s->when == deadline && release(self, s, udp);
+    return s && s->when == deadline && release(self, s, via);
 }
 
 /* ---- the gate-wide queue of result deadlines ------------------------------ */

@@ -26,6 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How a client's message came, and so how its answer goes. */
+typedef enum { GATE_VIA_STREAM, GATE_VIA_UDP } gate_via_t;
+
 #define GATE_EXCHANGE_SLOTS 32       /* exchanges in flight per connection: above the SYNC burst */
 #define GATE_EXCHANGE_US    5000000  /* an ACK later than this is lost (PROTOCOL) */
 
@@ -35,35 +38,35 @@ typedef struct gate_exchange_t gate_exchange_t;
 gate_exchange_t *gate_exchange_new(void);
 void gate_exchange_destroy(gate_exchange_t **self_p);
 
-/* A SYNC of seq, read at monotonic now, with udp telling how it came.
+/* A SYNC of seq, read at monotonic now, that came via.
  * False when every slot is in flight. A seq repeated before its reply
  * keeps one slot; a REPLIED one reused starts over. */
-bool gate_exchange_begin(gate_exchange_t *self, uint64_t seq, bool udp, int64_t now);
+bool gate_exchange_begin(gate_exchange_t *self, uint64_t seq, gate_via_t via, int64_t now);
 /* Whether seq still awaits its SYNC_REPLY. */
 bool gate_exchange_inflight(const gate_exchange_t *self, uint64_t seq);
-/* Frees seq's INFLIGHT slot (its envelope never left); *udp tells how it
+/* Frees seq's INFLIGHT slot (its envelope never left); *via tells how it
  * came. False when seq is not in flight. */
-bool gate_exchange_cancel(gate_exchange_t *self, uint64_t seq, bool *udp);
+bool gate_exchange_cancel(gate_exchange_t *self, uint64_t seq, gate_via_t *via);
 
 /* seq's SYNC_REPLY is written. Returns -1 when seq is not in flight, else
- * 1 when the SYNC came over UDP (its reply goes back that way) and 0 over
- * TCP. t3 is read now from the monotonic clock, or with later a TCP
- * exchange's t3 is left to the next gate_exchange_stamp, made by the write
- * that carries it. */
+ * how the SYNC came (GATE_VIA_UDP: its reply goes back that way). t3 is
+ * read now from the monotonic clock, or with later a stream exchange's t3
+ * is left to the next gate_exchange_stamp, made by the write that carries
+ * it. */
 int  gate_exchange_reply(gate_exchange_t *self, uint64_t seq, bool later);
 /* Every REPLIED exchange whose t3 was left for later gets t3. */
 void gate_exchange_stamp(gate_exchange_t *self, int64_t t3);
 
-/* seq's SYNC_ACK, read at monotonic t6: returns t6 - t3, and the exchange
- * awaits its SYNC_RESULT until deadline (with udp: the ACK came over UDP,
- * so must the result). -1 when seq matches no REPLIED exchange (PROTOCOL:
+/* seq's SYNC_ACK, read at monotonic t6, that came via: returns t6 - t3,
+ * and the exchange awaits its SYNC_RESULT until deadline (the result goes
+ * the way the ACK came). -1 when seq matches no REPLIED exchange (PROTOCOL:
  * ignored), or one older than GATE_EXCHANGE_US, which is then freed. */
-int64_t gate_exchange_ack(gate_exchange_t *self, uint64_t seq, int64_t t6, bool udp, int64_t deadline);
-/* seq's SYNC_RESULT came: frees the ACKED exchange, with *udp telling how
+int64_t gate_exchange_ack(gate_exchange_t *self, uint64_t seq, int64_t t6, gate_via_t via, int64_t deadline);
+/* seq's SYNC_RESULT came: frees the ACKED exchange, with *via telling how
  * its ACK came. False when none awaits (it was answered UNAVAILABLE). */
-bool gate_exchange_result(gate_exchange_t *self, uint64_t seq, bool *udp);
+bool gate_exchange_result(gate_exchange_t *self, uint64_t seq, gate_via_t *via);
 /* The same, only if seq still awaits with this deadline. */
-bool gate_exchange_expire(gate_exchange_t *self, uint64_t seq, int64_t deadline, bool *udp);
+bool gate_exchange_expire(gate_exchange_t *self, uint64_t seq, int64_t deadline, gate_via_t *via);
 
 typedef struct gate_awaits_t gate_awaits_t;
 

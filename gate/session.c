@@ -233,7 +233,7 @@ static void on_sync(gate_session_t *self, const ts_msg_t *m, int64_t t2, int64_t
         refuse(self, m->seq, TS_RATE_LIMITED, via);
         return;
     }
-    bool tracked = gate_exchange_begin(self->exchanges, m->seq, via == GATE_VIA_UDP, now);
+    bool tracked = gate_exchange_begin(self->exchanges, m->seq, via, now);
     if (!tracked)
         count(st->inflight_full);
     bool forwarded = false;
@@ -266,12 +266,12 @@ static void on_sync(gate_session_t *self, const ts_msg_t *m, int64_t t2, int64_t
 static void on_sync_ack(gate_session_t *self, const ts_msg_t *m, int64_t now, gate_via_t via)
 {
     int64_t deadline = now + GATE_RESULT_US;
-    int64_t t6_t3 = gate_exchange_ack(self->exchanges, m->seq, now, via == GATE_VIA_UDP, deadline);
+    int64_t t6_t3 = gate_exchange_ack(self->exchanges, m->seq, now, via, deadline);
     if (t6_t3 < 0)
         return;   /* no pending exchange with this seq: ignored (PROTOCOL) */
-    bool udp;
+    gate_via_t came;
     if (!self->port->shard_ready(self->port->ctx, self->shard, now)) {
-        gate_exchange_result(self->exchanges, m->seq, &udp);   /* no SYNC_RESULT will come: the slot is done */
+        gate_exchange_result(self->exchanges, m->seq, &came);   /* no SYNC_RESULT will come: the slot is done */
         refuse(self, m->seq, TS_UNAVAILABLE, via);
         return;
     }
@@ -285,7 +285,7 @@ static void on_sync_ack(gate_session_t *self, const ts_msg_t *m, int64_t now, ga
     env.client_rtt = a->client_rtt;
     env.has_client_offset = a->has_client_offset;
     env.client_offset = a->client_offset;
-    if (self->port->forward(self->port->ctx, self->shard, &env) < 0 && gate_exchange_result(self->exchanges, m->seq, &udp))
+    if (self->port->forward(self->port->ctx, self->shard, &env) < 0 && gate_exchange_result(self->exchanges, m->seq, &came))
         refuse(self, m->seq, TS_UNAVAILABLE, via);
 }
 
@@ -363,14 +363,14 @@ bool gate_session_result(gate_session_t *self, const ts_env_t *env)
         count(st->gone);
         return false;
     }
-    bool udp = false;
-    if (!gate_exchange_result(self->exchanges, env->seq, &udp)) {
+    gate_via_t via;
+    if (!gate_exchange_result(self->exchanges, env->seq, &via)) {
         count(st->late);
         return false;
     }
     ts_msg_t r = { .type = TS_SYNC_RESULT, .seq = env->seq };
     r.u.sync_result = (ts_sync_result_t) { env->rtt, env->srtt, env->rttvar };
-    if (udp)
+    if (via == GATE_VIA_UDP)
         say_by_datagram(self, &r);
     else
         say(self, &r);
@@ -379,14 +379,14 @@ bool gate_session_result(gate_session_t *self, const ts_env_t *env)
 
 void gate_session_unsent(gate_session_t *self, const ts_env_t *env)
 {
-    bool udp = false;
-    if (about_me(self, env) && env->kind == TS_ENV_SYNC_ACK && gate_exchange_result(self->exchanges, env->seq, &udp))
-        refuse(self, env->seq, TS_UNAVAILABLE, udp ? GATE_VIA_UDP : GATE_VIA_STREAM);
+    gate_via_t via;
+    if (about_me(self, env) && env->kind == TS_ENV_SYNC_ACK && gate_exchange_result(self->exchanges, env->seq, &via))
+        refuse(self, env->seq, TS_UNAVAILABLE, via);
 }
 
 void gate_session_expire(gate_session_t *self, uint64_t seq, int64_t deadline)
 {
-    bool udp = false;
-    if (self->state != GATE_SESSION_CLOSED && gate_exchange_expire(self->exchanges, seq, deadline, &udp))
-        refuse(self, seq, TS_UNAVAILABLE, udp ? GATE_VIA_UDP : GATE_VIA_STREAM);
+    gate_via_t via;
+    if (self->state != GATE_SESSION_CLOSED && gate_exchange_expire(self->exchanges, seq, deadline, &via))
+        refuse(self, seq, TS_UNAVAILABLE, via);
 }

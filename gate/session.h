@@ -38,9 +38,6 @@ typedef enum {
     GATE_SESSION_CLOSED,    /* last words said, or the stream is gone: every input is ignored */
 } gate_session_state_t;
 
-/* How a client's message came, and so how its answer goes. */
-typedef enum { GATE_VIA_STREAM, GATE_VIA_UDP } gate_via_t;
-
 typedef struct {
     /* A message on the session's stream (a TCP frame or a WebSocket
      * message). 0, or -1 when the stream cannot take it: the session then

@@ -161,12 +161,12 @@ Test(conn, corked_sync_replies_are_stamped_by_the_write_that_carries_them, .init
     ts_msg_error(&e, 3, TS_RATE_LIMITED, NULL);
     gate_conn_send(c, &e);
     for (uint64_t seq = 4; seq <= 5; seq++) {
-        cr_assert(gate_exchange_begin(x, seq, false, ts_clock_mono_us()));
+        cr_assert(gate_exchange_begin(x, seq, GATE_VIA_STREAM, ts_clock_mono_us()));
         cr_assert_eq(gate_conn_send_sync_reply(c, x, seq, 1, 2), 0);
     }
-    cr_assert(gate_exchange_begin(x, 6, false, ts_clock_mono_us()), "a SYNC after them in the same read takes no slot of theirs");
-    cr_assert_eq(gate_exchange_ack(x, 4, ts_clock_mono_us(), false, 1), -1, "not written: no ACK can match yet");
-    cr_assert(gate_exchange_begin(x, 4, false, ts_clock_mono_us()));
+    cr_assert(gate_exchange_begin(x, 6, GATE_VIA_STREAM, ts_clock_mono_us()), "a SYNC after them in the same read takes no slot of theirs");
+    cr_assert_eq(gate_exchange_ack(x, 4, ts_clock_mono_us(), GATE_VIA_STREAM, 1), -1, "not written: no ACK can match yet");
+    cr_assert(gate_exchange_begin(x, 4, GATE_VIA_STREAM, ts_clock_mono_us()));
     cr_assert_eq(gate_conn_send_sync_reply(c, x, 4, 1, 2), 0);
     usleep(20000);
     int64_t before = ts_clock_real_us();
@@ -181,7 +181,7 @@ Test(conn, corked_sync_replies_are_stamped_by_the_write_that_carries_them, .init
         cr_assert(i == 0 || r.u.sync_reply.t3 == t3, "one write, one t3");
         t3 = r.u.sync_reply.t3;
     }
-    int64_t d = gate_exchange_ack(x, 5, ts_clock_mono_us(), false, 1);
+    int64_t d = gate_exchange_ack(x, 5, ts_clock_mono_us(), GATE_VIA_STREAM, 1);
     cr_assert(d >= 0 && d < 20000, "the monotonic t3 is the write's too: %lld", (long long) d);
     gate_exchange_destroy(&x);
 }
@@ -189,7 +189,7 @@ Test(conn, corked_sync_replies_are_stamped_by_the_write_that_carries_them, .init
 Test(conn, sync_replies_give_their_exchange_the_monotonic_interval, .init = setup, .fini = teardown)
 {
     gate_exchange_t *x = gate_exchange_new();
-    cr_assert(gate_exchange_begin(x, 5, false, ts_clock_mono_us()));
+    cr_assert(gate_exchange_begin(x, 5, GATE_VIA_STREAM, ts_clock_mono_us()));
     cr_assert(gate_exchange_inflight(x, 5));
     cr_assert_eq(gate_conn_send_sync_reply(c, x, 5, 111, 222), 0);
     ts_msg_t r = read_msg();
@@ -199,7 +199,7 @@ Test(conn, sync_replies_give_their_exchange_the_monotonic_interval, .init = setu
     cr_assert_geq(r.u.sync_reply.t3, ts_clock_real_us() - 1000000, "t3 is real time at the write");
     cr_assert_not(gate_exchange_inflight(x, 5), "answered");
     usleep(20000);
-    int64_t d = gate_exchange_ack(x, 5, ts_clock_mono_us(), false, 1);
+    int64_t d = gate_exchange_ack(x, 5, ts_clock_mono_us(), GATE_VIA_STREAM, 1);
     cr_assert_geq(d, 20000);
     cr_assert_lt(d, 200000);
     gate_exchange_destroy(&x);
