@@ -53,6 +53,7 @@
 #include <windows.h>
 #endif
 
+#include "fit.h"
 #include "ticksync.h"
 #include "timeline.h"
 
@@ -77,7 +78,6 @@
 #define BEND_K          1.5      /* the expected error: the bend the kept window's line misses, this many times */
 #define ALIKE_LEVEL_K   2.0      /* the level takes the drift's error as at most this many alike chords' errors */
 #define ALIKE_K         3.0      /* ... and the drift's error no more than this many alike chords' errors */
-#define EDGE_K          5        /* a way's least measurements whose spacing is its edge's noise */
 #define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
 #define BEND_MIN_SPANS  4.0      /* ... and it spans this many drift_min_spans */
 #define BLOCK_SIZE      8        /* accepted samples a block of the long history sums up */
@@ -408,104 +408,6 @@ static void add_point(ticksync_t *self, const sample_t *s)
     fit_line(self);
 }
 
-/* The slope of the lower convex hull of the points (t[i], y[i]), given in
- * time order, between a quarter and three quarters of their span: the
- * chord of their lower edge. Queueing only ever adds delay, so a way's
- * lower edge is its fixed delay plus the clocks' drift, and how heavy the
- * tail above it is does not matter (the lower edge is Moon, Skelly and
- * Towsley's skew estimator, 1999; a chord over half the span, rather than
- * their one edge at the middle, keeps two close points from setting it). */
-static double hull_chord_slope(const double *t, const double *y, int n)
-{
-    int hull[WAYS_MAX] = { 0 }, h = 0;
-    for (int i = 0; i < n; i++) {
-        /* the last hull point goes while it is not below the chord to i */
-        while (h >= 2) {
-            int a = hull[h - 2], b = hull[h - 1];
-            if ((y[b] - y[a]) * (t[i] - t[a]) < (y[i] - y[a]) * (t[b] - t[a]))
-                break;
-            h--;
-        }
-        hull[h++] = i;
-    }
-    double at[2] = { t[0] + (t[n - 1] - t[0]) / 4, t[0] + (t[n - 1] - t[0]) * 3 / 4 }, on[2] = { 0, 0 };
-    for (int k = 0; k + 1 < h; k++) {
-        int a = hull[k], b = hull[k + 1];
-        for (int j = 0; j < 2; j++)
-            if (t[a] <= at[j] && at[j] <= t[b] && t[a] < t[b])
-                on[j] = y[a] + (y[b] - y[a]) * (at[j] - t[a]) / (t[b] - t[a]);
-    }
-    return (on[1] - on[0]) / (at[1] - at[0]);
-}
-
-/* Keeps the EDGE_K least of the values offered, sorted, in least[0..*k). */
-static void keep_least(double *least, int *k, double r)
-{
-    if (*k == EDGE_K && r >= least[EDGE_K - 1])
-        return;
-    int j = *k < EDGE_K ? (*k)++ : EDGE_K - 1;
-    for (; j > 0 && least[j - 1] > r; j--)
-        least[j] = least[j - 1];
-    least[j] = r;
-}
-
-/* The mean gap between the EDGE_K least values: the spacing of the order
- * statistics at the bottom, 1 / (n x the density there), which is also
- * about how far the least sits above the true edge. */
-static double spacing(const double *least, int k)
-{
-    return k > 1 ? fmax((least[k - 1] - least[0]) / (k - 1), 1) : INFINITY;
-}
-
-/* How far above its lower edge a way's measurements sit near it: the
- * spacing of its least residuals from a line of the given slope. */
-static double edge_noise(const double *t, const double *y, int n, double slope)
-{
-    double least[EDGE_K];
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        keep_least(least, &k, y[i] - slope * t[i]);
-    return spacing(least, k);
-}
-
-static int by_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-/* How far a way's measurements typically sit above its lower edge: their
- * median residual from a line of the given slope, over the least. Steady
- * from a few dozen measurements on, where the spacing at the bottom is not:
- * it tells a way that queues (a congested uplink) from one that does not. */
-static double way_spread(const double *t, const double *y, int n, double slope)
-{
-    double r[WAYS_MAX];
-    if (n < 1)
-        return 0;
-    for (int i = 0; i < n; i++)
-        r[i] = y[i] - slope * t[i];
-    qsort(r, (size_t) n, sizeof *r, by_double);
-    return r[n / 2] - r[0];
-}
-
-/* The chord of one way's points (t[i], y[i]), hull_chord_slope, and in
- * *err its error: the chord's ends can sit above the true edge by about
- * the spacing of the way's least measurements, half the span apart. */
-static double chord_with_error(const double *t, const double *y, int n, double *err)
-{
-    double s = hull_chord_slope(t, y, n), half = (t[n - 1] - t[0]) / 2;
-    *err = half > 0 ? M_SQRT2 * edge_noise(t, y, n, s) / half : INFINITY;
-    return s;
-}
-
-/* Two alike ways' drift's error: their chords' own, or how far the two
- * ways' drifts are apart if more. */
-static double alike_error(double su, double eu, double sd, double ed)
-{
-    return fmax(hypot(eu, ed) / 2, fabs(su + sd) / 2);
-}
-
 /* The drift from the long history's blocks, as slope_from_ways takes it
  * from the ways, with its error: *slope and *err. False while there are
  * too few blocks, or where a bend shows over them (their halves' drifts
@@ -529,16 +431,16 @@ static bool long_slope(const ticksync_t *self, double *slope, double *err)
     double span = fmax(tu[n - 1], td[n - 1]);
     int mid = n / 2;
     double e1, e2, e3, e4;
-    double older = (chord_with_error(tu, yu, mid, &e1) - chord_with_error(td, yd, mid, &e2)) / 2;
-    double newer = (chord_with_error(tu + mid, yu + mid, n - mid, &e3)
-                    - chord_with_error(td + mid, yd + mid, n - mid, &e4)) / 2;
+    double older = (ts_fit_chord(tu, yu, mid, &e1) - ts_fit_chord(td, yd, mid, &e2)) / 2;
+    double newer = (ts_fit_chord(tu + mid, yu + mid, n - mid, &e3)
+                    - ts_fit_chord(td + mid, yd + mid, n - mid, &e4)) / 2;
     double halves_se = hypot(hypot(e1, e2), hypot(e3, e4)) / 2;
     if (fabs(newer - older) * span / 4 > BEND_US && fabs(newer - older) > BEND_Z * halves_se)
         return false;
     double eu, ed;
-    double su = chord_with_error(tu, yu, n, &eu), sd = chord_with_error(td, yd, n, &ed);
+    double su = ts_fit_chord(tu, yu, n, &eu), sd = ts_fit_chord(td, yd, n, &ed);
     *slope = (su - sd) / 2;
-    *err = alike_error(su, eu, sd, ed);
+    *err = ts_fit_alike_error(su, eu, sd, ed);
     return true;
 }
 
@@ -573,9 +475,9 @@ static void slope_from_ways(ticksync_t *self)
     double dms = (double) self->cfg.drift_min_span_us;
     while (n - from >= 2 * WAYS_MIN && t[n - 1] - t[from] >= 2 * dms) {
         int mid = from + (n - from) / 2;
-        double older = (hull_chord_slope(t + from, up + from, mid - from)
-                        - hull_chord_slope(t + from, down + from, mid - from)) / 2;
-        double newer = (hull_chord_slope(t + mid, up + mid, n - mid) - hull_chord_slope(t + mid, down + mid, n - mid)) / 2;
+        double older = (ts_fit_hull_chord(t + from, up + from, mid - from)
+                        - ts_fit_hull_chord(t + from, down + from, mid - from)) / 2;
+        double newer = (ts_fit_hull_chord(t + mid, up + mid, n - mid) - ts_fit_hull_chord(t + mid, down + mid, n - mid)) / 2;
         self->bend_us = fabs(newer - older) * (t[n - 1] - t[from]) / 4;
         if (self->bend_us <= BEND_US || fabs(newer - older) <= BEND_Z * self->freq_se
             || t[n - 1] - t[from] < BEND_MIN_SPANS * dms)
@@ -585,8 +487,8 @@ static void slope_from_ways(ticksync_t *self)
     self->bend_since = self->ways[(first + from) % WAYS_MAX].local;
     double *tf = t + from, *uf = up + from, *df = down + from;
     int m = n - from;
-    double eu, ed, su = chord_with_error(tf, uf, m, &eu), sd = chord_with_error(tf, df, m, &ed);
-    double spu = way_spread(tf, uf, m, su), spd = way_spread(tf, df, m, sd);
+    double eu, ed, su = ts_fit_chord(tf, uf, m, &eu), sd = ts_fit_chord(tf, df, m, &ed);
+    double spu = ts_fit_spread(tf, uf, m, su), spd = ts_fit_spread(tf, df, m, sd);
     if (spu <= UNEVEN * spd && spd <= UNEVEN * spu) {
         /* Alike: each way counts the same, and the drift's error for the
          * level is the points' line's, which keeps a drift that noise may
@@ -594,7 +496,7 @@ static void slope_from_ways(ticksync_t *self)
          * two ways' drifts are apart if more, is what the expected error
          * takes (ticksync_expected_error). */
         self->chord_se = NAN;
-        self->alike_se = alike_error(su, eu, sd, ed);
+        self->alike_se = ts_fit_alike_error(su, eu, sd, ed);
         double fs = (su - sd) / 2;
         if (from == 0 && self->long_known && self->long_se < self->alike_se) {   /* no bend, and more exact */
             fs = self->long_freq;
@@ -653,7 +555,7 @@ static void level_from_ways(ticksync_t *self)
     double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 * f2 / (f2 * f2 + se2 * se2) : 0;
     /* after a server step, the older ways (moved by the step's estimate)
      * serve until WAYS_MIN newer ones are in */
-    double ups[EDGE_K] = { 0 }, downs[EDGE_K] = { 0 };   /* n is at least WAYS_MIN: filled */
+    double ups[TS_FIT_EDGE_K] = { 0 }, downs[TS_FIT_EDGE_K] = { 0 };   /* n is at least WAYS_MIN: filled */
     int nup = 0, ndown = 0;
     int first, n = ways_since_step(self, &first);
     if (n < WAYS_MIN) {
@@ -667,8 +569,8 @@ static void level_from_ways(ticksync_t *self)
     for (int i = 0; i < n; i++) {
         const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
         double along = slope * (double) (ref - w->local);
-        keep_least(ups, &nup, w->up + along);
-        keep_least(downs, &ndown, w->down - along);
+        ts_fit_keep_least(ups, &nup, w->up + along);
+        ts_fit_keep_least(downs, &ndown, w->down - along);
     }
     double up = ups[0], down = downs[0];
     double f = self->cfg.up_fraction;
@@ -679,8 +581,8 @@ static void level_from_ways(ticksync_t *self)
     self->edge_down = down;
     self->edge_local = ref;
     self->edge_slope = slope;
-    self->gap_up = spacing(ups, nup);
-    self->gap_down = spacing(downs, ndown);
+    self->gap_up = ts_fit_spacing(ups, nup);
+    self->gap_down = ts_fit_spacing(downs, ndown);
     self->edge_span = ref - self->ways[first].local;
     self->edges = true;
 }
@@ -779,20 +681,6 @@ static void reset_filter(ticksync_t *self, int64_t local)
  * spikes), so margin 2 covers about that much of one way's queueing. The
  * excesses are kept sorted as they come and go: a binary search and a
  * memmove an exchange. */
-/* Index of the first of the n sorted values not less than v. */
-static int lower_bound(const double *sorted, int n, double v)
-{
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (sorted[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static void note_excess(ticksync_t *self, int64_t delay)
 {
     if (self->chosen < 0)
@@ -801,11 +689,11 @@ static void note_excess(ticksync_t *self, int64_t delay)
     e = e > 0 ? e : 0;
     double *sorted = self->excess_sorted;
     if (self->nexcess == EXCESS_N) {   /* the oldest leaves the sorted copy */
-        int at = lower_bound(sorted, self->nexcess, self->excess[self->excess_next]);
+        int at = ts_fit_lower_bound(sorted, self->nexcess, self->excess[self->excess_next]);
         memmove(sorted + at, sorted + at + 1, (size_t) (self->nexcess - at - 1) * sizeof *sorted);
         self->nexcess--;
     }
-    int at = lower_bound(sorted, self->nexcess, e);
+    int at = ts_fit_lower_bound(sorted, self->nexcess, e);
     memmove(sorted + at + 1, sorted + at, (size_t) (self->nexcess - at) * sizeof *sorted);
     sorted[at] = e;
     self->nexcess++;

@@ -1,0 +1,43 @@
+/* lib/ticksync/fit.h - the estimator's numerics, on arrays: lower edges,
+ * their chords and noise, a way's spread, order statistics. No
+ * ticksync_t and no state, so each is tested on arrays of points
+ * (tests/test_fit.c), as chrony keeps regress.c apart from a source's
+ * samples (sourcestats.c).
+ *
+ * A "way" is one direction's one-way measurements (t[i], y[i]), in time
+ * order: its fixed delay plus the clocks' offset, plus queueing, which only
+ * ever adds. Its lower edge is where it would sit with no queueing. */
+#ifndef TICKSYNC_FIT_H
+#define TICKSYNC_FIT_H
+
+#define TS_FIT_MAX    192   /* most points one call takes */
+#define TS_FIT_EDGE_K 5     /* least residuals whose spacing is an edge's noise */
+
+/* The slope of the points' lower convex hull between a quarter and three
+ * quarters of their span: the chord of their lower edge. n: 2..TS_FIT_MAX. */
+double ts_fit_hull_chord(const double *t, const double *y, int n);
+/* The same, and in *err its error: the chord's ends sit above the true
+ * edge by about the spacing of the least residuals, half the span apart. */
+double ts_fit_chord(const double *t, const double *y, int n, double *err);
+/* How far above a line of slope the points' least residuals sit: the
+ * spacing of the TS_FIT_EDGE_K least (ts_fit_spacing). */
+double ts_fit_edge_noise(const double *t, const double *y, int n, double slope);
+/* How far the points typically sit above their edge: the median residual
+ * from a line of slope, over the least. 0 for no points. */
+double ts_fit_spread(const double *t, const double *y, int n, double slope);
+/* Two alike ways' drift's error, from each way's chord (su, sd: the way
+ * down's chord has the offset with the other sign) and error: their
+ * chords' own, or how far the two disagree if more. */
+double ts_fit_alike_error(double su, double eu, double sd, double ed);
+
+/* Keeps the TS_FIT_EDGE_K least of the values offered, sorted, in
+ * least[0..*k). */
+void ts_fit_keep_least(double *least, int *k, double r);
+/* The mean gap between the k least values (at least 1), INFINITY below 2:
+ * the spacing of the order statistics at the bottom, 1 / (n × the density
+ * there), about how far the least sits above the true edge. */
+double ts_fit_spacing(const double *least, int k);
+/* Index of the first of the n sorted values not less than v. */
+int ts_fit_lower_bound(const double *sorted, int n, double v);
+
+#endif
