@@ -54,6 +54,7 @@
 #endif
 
 #include "fit.h"
+#include "poll.h"
 #include "ticksync.h"
 #include "timeline.h"
 
@@ -146,14 +147,11 @@ struct ticksync_t {
     int64_t  since;                         /* the last server step's local time: older ways are
                                                moved by it, and left out once newer ones suffice */
     int64_t  bend_since;                    /* older ways are left out: the drift has changed since */
-    int      burst_left;
-    int64_t  last_sent;
-    bool     sent_any;
+    ts_poll_t poll;                         /* when to ask next */
     bool     shown;                         /* the slewed offset the game sees */
     int64_t  shown_local;
     double   shown_offset;
     int64_t  last_now;
-    int64_t  asked_local, asked_gap;        /* when ticksync_now was last asked, and its usual gap */
     double   excess[EXCESS_N];              /* ring: recent round trips' excess over the filter's least */
     double   excess_sorted[EXCESS_N];       /* the same values in order */
     int      nexcess, excess_next;
@@ -208,7 +206,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
         return NULL;
     self->cfg = c;
     self->chosen = -1;
-    self->burst_left = c.burst;
+    ts_poll_init(&self->poll, c.burst, c.burst_interval_us, c.interval_us, c.resume_gap_us);
     self->since = self->bend_since = INT64_MIN;
     self->chord_se = self->alike_se = NAN;
     self->carry_se = NAN;
@@ -226,7 +224,7 @@ void ticksync_destroy(ticksync_t **self_p)
 void ticksync_set_interval(ticksync_t *self, int64_t interval_us)
 {
     if (interval_us > 0)
-        self->cfg.interval_us = interval_us;
+        self->cfg.interval_us = self->poll.interval_us = interval_us;
 }
 
 #ifdef _WIN32
@@ -669,7 +667,7 @@ static void reset_filter(ticksync_t *self, int64_t local)
     self->fitted = false;
     self->chosen = -1;
     self->rises = 0;
-    self->burst_left = self->cfg.burst;
+    ts_poll_burst(&self->poll);
     self->stats.path_resets++;
 }
 
@@ -858,15 +856,10 @@ double ticksync_frequency(const ticksync_t *self)
  * meanwhile, so a burst of exchanges follows. */
 static void notice_resume(ticksync_t *self, int64_t local)
 {
-    int64_t gap = local - self->asked_local;
-    if (self->asked_local && gap > self->cfg.resume_gap_us && gap > 8 * self->asked_gap) {
+    if (ts_poll_asked(&self->poll, local)) {
         self->stats.resumes++;
         ticksync_resync(self);
-    } else if (self->asked_local && gap > 0) {
-        self->asked_gap = gap;
     }
-    if (gap > 0 || !self->asked_local)
-        self->asked_local = local;
 }
 
 int64_t ticksync_now(ticksync_t *self, int64_t local)
@@ -962,18 +955,12 @@ bool ticksync_needs_reliable(const ticksync_t *self)
 
 void ticksync_sent(ticksync_t *self, int64_t local)
 {
-    self->last_sent = local;
-    self->sent_any = true;
-    if (self->burst_left > 0)
-        self->burst_left--;
+    ts_poll_sent(&self->poll, local);
 }
 
 int64_t ticksync_next_sync(const ticksync_t *self)
 {
-    if (!self->sent_any)
-        return INT64_MIN;
-    bool bursting = self->burst_left > 0 || !ticksync_synced(self);
-    return self->last_sent + (bursting ? self->cfg.burst_interval_us : self->cfg.interval_us);
+    return ts_poll_next(&self->poll, ticksync_synced(self));
 }
 
 void ticksync_stats(const ticksync_t *self, ticksync_stats_t *out)
@@ -988,13 +975,13 @@ int64_t ticksync_jitter(const ticksync_t *self)
 
 void ticksync_resync(ticksync_t *self)
 {
-    self->burst_left = self->cfg.burst;
+    ts_poll_burst(&self->poll);
 }
 
 void ticksync_resume(ticksync_t *self)
 {
     self->stats.resumes++;
-    self->asked_local = 0;   /* the gap the next ask sees is this resume's, counted once */
+    ts_poll_resumed(&self->poll);
     ticksync_resync(self);
 }
 

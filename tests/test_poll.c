@@ -1,0 +1,53 @@
+/* tests/test_poll.c - when the clock asks next (lib/ticksync/poll): at
+ * once, a burst at the burst's pace, then the interval's; the burst's pace
+ * while not synced; a burst on demand; and a resume told from a game's
+ * usual gaps between asks. */
+#include <criterion/criterion.h>
+
+#include "poll.h"
+
+static ts_poll_t p;
+
+static void setup(void)
+{
+    ts_poll_init(&p, 3, 100000, 1000000, 2000000);
+}
+
+Test(poll, a_burst_then_the_interval, .init = setup)
+{
+    cr_assert_eq(ts_poll_next(&p, false), INT64_MIN, "the first at once");
+    int64_t t = 5000000;
+    for (int i = 0; i < 3; i++) {
+        ts_poll_sent(&p, t);
+        t = ts_poll_next(&p, true);
+    }
+    cr_assert_eq(t, 5000000 + 2 * 100000 + 1000000, "three at the burst's pace, then the interval");
+    ts_poll_sent(&p, t);
+    cr_assert_eq(ts_poll_next(&p, false), t + 100000, "not synced: the burst's pace");
+    cr_assert_eq(ts_poll_next(&p, true), t + 1000000);
+    ts_poll_burst(&p);
+    cr_assert_eq(ts_poll_next(&p, true), t + 100000, "a new path or a resync: a burst");
+}
+
+Test(poll, a_resume_is_a_gap_far_longer_than_usual, .init = setup)
+{
+    int64_t t = 1000000;
+    cr_assert_not(ts_poll_asked(&p, t));
+    for (int i = 0; i < 60; i++)
+        cr_assert_not(ts_poll_asked(&p, t += 16667), "a frame loop");
+    cr_assert_not(ts_poll_asked(&p, t += 1500000), "a hitch shorter than resume_gap");
+    cr_assert_not(ts_poll_asked(&p, t += 16667));
+    cr_assert(ts_poll_asked(&p, t += 3000000), "3 s away: a resume");
+    cr_assert_not(ts_poll_asked(&p, t), "the same time again is no gap");
+    cr_assert_not(ts_poll_asked(&p, t - 5), "nor an earlier one");
+}
+
+Test(poll, a_resume_the_game_told_is_not_counted_again, .init = setup)
+{
+    int64_t t = 1000000;
+    for (int i = 0; i < 10; i++)
+        ts_poll_asked(&p, t += 16667);
+    ts_poll_resumed(&p);
+    cr_assert_not(ts_poll_asked(&p, t + 10000000), "the gap after a told resume");
+    cr_assert_not(ts_poll_asked(&p, t + 10016667));
+}
