@@ -51,3 +51,11 @@ Test(poll, a_resume_the_game_told_is_not_counted_again, .init = setup)
     cr_assert_not(ts_poll_asked(&p, t + 10000000), "the gap after a told resume");
     cr_assert_not(ts_poll_asked(&p, t + 10016667));
 }
+
+Test(poll, a_slow_asker_is_not_resuming, .init = setup)
+{
+    int64_t t = 0;
+    for (int i = 1; i <= 5; i++)
+        cr_assert_not(ts_poll_asked(&p, t += 2500000), "asked every 2.5 s, as a server process may");
+    cr_assert_not(ts_poll_asked(&p, t += 5000000), "twice its usual gap is not 8 times");
+}

@@ -32,8 +32,8 @@ bool ts_poll_asked(ts_poll_t *p, int64_t local)
 {
     int64_t gap = local - p->asked_local;
     bool resume = false;
-    if (p->asked_local && gap > p->resume_gap_us && gap > 8 * p->asked_gap)
-        resume = true;
+    if (p->asked_local && p->asked_gap > 0 && gap > p->resume_gap_us && gap > 8 * p->asked_gap)
+        resume = true;   /* only against a usual gap: a game's first gap is its usual one */
     else if (p->asked_local && gap > 0)
         p->asked_gap = gap;
     if (gap > 0 || !p->asked_local)
