@@ -113,6 +113,7 @@ typedef struct {
 
 static uint64_t rng, seed = 12345;
 static double   from_s;   /* --from: errors are scored from this time on, if later than the trace's own */
+static double   interval_max_s = -1;   /* --interval-max: libticksync's interval_max_us; < 0: its default */
 
 static double uniform(void)
 {
@@ -464,6 +465,8 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
     ticksync_config_t cfg;
     ticksync_config_default(&cfg);
     cfg.interval_us = (int64_t) (t->interval_s * 1e6);
+    if (interval_max_s >= 0)
+        cfg.interval_max_us = (int64_t) (interval_max_s * 1e6);
     ticksync_t *lib = ticksync_new(&cfg);
     seed_t seeds[SEEDS];
     for (int k = 0; k < SEEDS; k++)
@@ -830,6 +833,8 @@ static void run_ticks(const trace_t *t, FILE *csv, FILE *out)
     ticksync_config_t cfg;
     ticksync_config_default(&cfg);
     cfg.interval_us = (int64_t) (t->interval_s * 1e6);
+    if (interval_max_s >= 0)
+        cfg.interval_max_us = (int64_t) (interval_max_s * 1e6);
     ticksync_t *lib = ticksync_new(&cfg);
     ticksync_ticks_t ticks;
     ticksync_ticks_default(&ticks, TICK_US, 0);
@@ -938,6 +943,10 @@ int main(int argc, char **argv)
             char *end;
             from_s = strtod(argv[i + 1], &end);
             ok = *argv[i + 1] && !*end && from_s >= 0;
+        } else if (ok && strcmp(argv[i], "--interval-max") == 0) {
+            char *end;
+            interval_max_s = strtod(argv[i + 1], &end);
+            ok = *argv[i + 1] && !*end && interval_max_s >= 0 && interval_max_s <= 3600;
         } else if (ok && strcmp(argv[i], "--seed") == 0) {
             char *end;
             seed = strtoull(argv[i + 1], &end, 10);
@@ -948,7 +957,8 @@ int main(int argc, char **argv)
         if (!ok) {
             fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n"
                             "       ticksync-accuracy --draws N [--seed N] [--list]\n"
-                            "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n");
+                            "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
+                            "       (each also takes --interval-max S: libticksync's interval_max_us)\n");
             return 2;
         }
     }

@@ -54,7 +54,7 @@
 #endif
 
 #include "fit.h"
-#include "poll.h"
+#include "polling.h"
 #include "ticksync.h"
 #include "timeline.h"
 
@@ -179,6 +179,7 @@ void ticksync_config_default(ticksync_config_t *c)
         .synced_samples = 4,
         .server_step_us = 4000,
         .resume_gap_us = 2000000,
+        .interval_max_us = 1000000,
     };
 }
 
@@ -189,7 +190,8 @@ static bool config_ok(const ticksync_config_t *c)
            && c->interval_us > 0 && c->max_slew > 0 && c->max_slew < 1 && c->step_us > 0 && c->up_fraction >= 0
            && c->up_fraction <= 1 && c->drift_points >= 3 && c->drift_points <= TICKSYNC_POINTS_MAX
            && c->drift_min_span_us > 0 && c->path_change_us > 0 && c->path_change_count >= 1
-           && c->synced_samples >= 1 && c->server_step_us > 0 && c->resume_gap_us > 0;
+           && c->synced_samples >= 1 && c->server_step_us > 0 && c->resume_gap_us > 0
+           && c->interval_max_us >= 0;
 }
 
 ticksync_t *ticksync_new(const ticksync_config_t *config)
@@ -206,7 +208,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
         return NULL;
     self->cfg = c;
     self->chosen = -1;
-    ts_poll_init(&self->poll, c.burst, c.burst_interval_us, c.interval_us, c.resume_gap_us);
+    ts_poll_init(&self->poll, c.burst, c.burst_interval_us, c.interval_us, c.interval_max_us, c.resume_gap_us);
     self->since = self->bend_since = INT64_MIN;
     self->chord_se = self->alike_se = NAN;
     self->carry_se = NAN;
@@ -224,7 +226,7 @@ void ticksync_destroy(ticksync_t **self_p)
 void ticksync_set_interval(ticksync_t *self, int64_t interval_us)
 {
     if (interval_us > 0)
-        self->cfg.interval_us = self->poll.interval_us = interval_us;
+        ts_poll_set_interval(&self->poll, self->cfg.interval_us = interval_us);
 }
 
 #ifdef _WIN32
@@ -728,14 +730,22 @@ static void admit(ticksync_t *self, const sample_t *s)
  * delay) cannot do, while the round trip is as usual, so no route got
  * shorter. *step is how far the server's time moved (+: forward), *excess
  * the sample's queueing, which is what *step may be off by. */
+/* How far a sample's two one-way measurements sit above the ways' edges
+ * as the model predicts them at its time (below: negative). */
+static void edge_residuals(const ticksync_t *self, const sample_t *s, double *r_up, double *r_down)
+{
+    double f = self->cfg.up_fraction, dt = (double) (s->local - self->edge_local);
+    double up = s->offset + f * (double) s->delay, down = (1 - f) * (double) s->delay - s->offset;
+    *r_up = up - (self->edge_up + self->edge_slope * dt);
+    *r_down = down - (self->edge_down - self->edge_slope * dt);
+}
+
 static bool looks_like_step(const ticksync_t *self, const sample_t *s, double *step, double *excess)
 {
     if (!self->edges)
         return false;
-    double f = self->cfg.up_fraction, dt = (double) (s->local - self->edge_local);
-    double up = s->offset + f * (double) s->delay, down = (1 - f) * (double) s->delay - s->offset;
-    double r_up = up - (self->edge_up + self->edge_slope * dt);
-    double r_down = down - (self->edge_down - self->edge_slope * dt);
+    double r_up, r_down;
+    edge_residuals(self, s, &r_up, &r_down);
     double limit = (double) self->cfg.server_step_us;
     if (fmin(r_up, r_down) >= -limit || r_up + r_down < -limit)
         return false;
@@ -760,6 +770,24 @@ static void move_history(ticksync_t *self, double step, int64_t at)
     clear_blocks(self);   /* the step's estimate is off by a sample's queueing */
     self->since = at;
     self->stats.server_steps++;
+}
+
+/* Whether the model predicted an accepted sample, for the interval
+ * (polling.h): neither of its one-way measurements is below its way's edge,
+ * as the model puts the edge at the sample's time, by more than the
+ * level's expected error (EXPECT_K spacings of the ways' least
+ * measurements, as ticksync_expected_error has it). Queueing only ever
+ * adds, so a measurement below an edge is the model's error, not noise:
+ * the edge moved (a changing rate, a step, a new path) where the model
+ * did not. */
+static void note_predicted(ticksync_t *self, const sample_t *s)
+{
+    if (!self->edges || ts_poll_bursting(&self->poll))
+        return;
+    double r_up, r_down, f = self->cfg.up_fraction;
+    edge_residuals(self, s, &r_up, &r_down);
+    double level = EXPECT_K * hypot((1 - f) * self->gap_up, f * self->gap_down);
+    ts_poll_predicted(&self->poll, -fmin(r_up, r_down) <= level);
 }
 
 ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
@@ -793,6 +821,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
         }
     }
     self->stats.accepted++;
+    note_predicted(self, &s);
     /* A step of the server's time shows in two samples in a row below a
      * way's edge by about the same amount; the first waits for the second.
      * The step is taken from the less queued of the two. */

@@ -63,6 +63,8 @@ typedef struct {
                                     the server's time stepping (2 in a row with one size: the step) (4000) */
     int64_t resume_gap_us;       /* ticksync_now asked after this long, and 8 times its usual gap, is a
                                     resume (2000000) */
+    int64_t interval_max_us;     /* the interval doubles up to this while the clock predicts each sample, and
+                                    is back to interval_us at the first it does not (interval_us: fixed) */
 } ticksync_config_t;
 
 typedef enum {

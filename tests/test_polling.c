@@ -1,16 +1,16 @@
-/* tests/test_poll.c - when the clock asks next (lib/ticksync/poll): at
+/* tests/test_polling.c - when the clock asks next (lib/ticksync/polling): at
  * once, a burst at the burst's pace, then the interval's; the burst's pace
  * while not synced; a burst on demand; and a resume told from a game's
  * usual gaps between asks. */
 #include <criterion/criterion.h>
 
-#include "poll.h"
+#include "polling.h"
 
 static ts_poll_t p;
 
 static void setup(void)
 {
-    ts_poll_init(&p, 3, 100000, 1000000, 2000000);
+    ts_poll_init(&p, 3, 100000, 1000000, 1000000, 2000000);
 }
 
 Test(poll, a_burst_then_the_interval, .init = setup)
@@ -58,4 +58,39 @@ Test(poll, a_slow_asker_is_not_resuming, .init = setup)
     for (int i = 1; i <= 5; i++)
         cr_assert_not(ts_poll_asked(&p, t += 2500000), "asked every 2.5 s, as a server process may");
     cr_assert_not(ts_poll_asked(&p, t += 5000000), "twice its usual gap is not 8 times");
+}
+
+Test(poll, the_interval_doubles_while_predicted_and_falls_back_when_not)
+{
+    ts_poll_t q;
+    ts_poll_init(&q, 0, 100000, 1000000, 8000000, 2000000);
+    ts_poll_sent(&q, 0);
+    cr_assert_eq(ts_poll_next(&q, true), 1000000, "from the floor");
+    int64_t want[] = { 2000000, 4000000, 8000000, 8000000 };
+    for (int step = 0; step < 4; step++) {
+        for (int i = 0; i < POLL_STREAK; i++) {
+            cr_assert_eq(ts_poll_next(&q, true), step ? want[step - 1] : 1000000, "not before the streak is whole");
+            ts_poll_predicted(&q, true);
+        }
+        cr_assert_eq(ts_poll_next(&q, true), want[step], "doubled, up to the most");
+    }
+    ts_poll_predicted(&q, false);
+    cr_assert_eq(ts_poll_next(&q, true), 1000000, "one the model missed: back to the floor");
+    for (int i = 0; i < POLL_STREAK; i++)
+        ts_poll_predicted(&q, true);
+    cr_assert_eq(ts_poll_next(&q, true), 2000000);
+    ts_poll_burst(&q);
+    cr_assert_eq(ts_poll_next(&q, true), 1000000, "a burst starts over from the floor");
+    ts_poll_set_interval(&q, 3000000);
+    cr_assert_eq(ts_poll_next(&q, true), 3000000, "the server's interval is the new floor");
+}
+
+Test(poll, a_most_below_the_floor_keeps_the_floor)
+{
+    ts_poll_t q;
+    ts_poll_init(&q, 0, 100000, 5000000, 1000000, 2000000);
+    ts_poll_sent(&q, 0);
+    for (int i = 0; i < 3 * POLL_STREAK; i++)
+        ts_poll_predicted(&q, true);
+    cr_assert_eq(ts_poll_next(&q, true), 5000000);
 }
