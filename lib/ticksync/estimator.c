@@ -772,6 +772,17 @@ static void move_history(ticksync_t *self, double step, int64_t at)
     self->stats.server_steps++;
 }
 
+/* How far above the filter's least delay a sample's is rejected as an
+ * outlier (chrony's maxdelaydevratio over the filter's spread, at least
+ * DEV_FLOOR_US); none before the filter has 4 samples. */
+static double dev_limit(const ticksync_t *self)
+{
+    if (self->nfilter < 4)
+        return INFINITY;
+    double spread = filter_spread(self);
+    return self->cfg.max_delay_dev_ratio * (spread > DEV_FLOOR_US ? spread : DEV_FLOOR_US);
+}
+
 /* Whether the model predicted an accepted sample, for the interval
  * (polling.h): neither of its one-way measurements is below its way's edge,
  * as the model puts the edge at the sample's time, by more than the
@@ -806,19 +817,20 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
                    .offset = (double) t2 - ((double) t1 + self->cfg.up_fraction * (double) delay),
                    .delay = delay };
     if (self->chosen >= 0) {
-        /* a new path: the minimum itself has risen, for long enough */
-        self->rises = delay > filter_min_delay(self) + self->cfg.path_change_us ? self->rises + 1 : 0;
+        /* a new path: the minimum itself has risen, for long enough. A rise
+         * is a delay over the filter's minimum by path_change_us, or by less
+         * where the filter rejects it as an outlier (dev_limit): else a new
+         * path longer by an amount between the two had every sample
+         * rejected, and the clock stayed on the old path's for good */
+        double rise = fmin((double) self->cfg.path_change_us, dev_limit(self));
+        self->rises = (double) (delay - filter_min_delay(self)) > rise ? self->rises + 1 : 0;
         if (self->rises >= self->cfg.path_change_count)
             reset_filter(self, s.local);
     }
     note_excess(self, delay);
-    if (self->nfilter >= 4) {
-        double spread = filter_spread(self);
-        if ((double) (delay - filter_min_delay(self))
-            > self->cfg.max_delay_dev_ratio * (spread > DEV_FLOOR_US ? spread : DEV_FLOOR_US)) {
-            self->stats.rejected_dev++;
-            return TICKSYNC_REJECTED_DEV;
-        }
+    if ((double) (delay - filter_min_delay(self)) > dev_limit(self)) {
+        self->stats.rejected_dev++;
+        return TICKSYNC_REJECTED_DEV;
     }
     self->stats.accepted++;
     note_predicted(self, &s);
