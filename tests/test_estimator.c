@@ -313,6 +313,31 @@ Test(estimator, a_route_change_resets_the_filter_and_is_followed)
     ticksync_destroy(&ts);
 }
 
+static void a_little_longer_at_60s(double t, path_t *p)
+{
+    if (t >= 60e6)   /* a new route 7 ms longer each way: over the outlier limit, under path_change_us */
+        p->up_us = p->down_us = 17000;
+}
+
+/* A new path longer than the filter's outlier limit (10 x its spread, at
+ * least 5 ms) but by less than path_change_us (20 ms): its samples are
+ * outliers to the old path's filter, and a rise all the same. */
+Test(estimator, a_route_change_between_the_outlier_limit_and_path_change_is_followed)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    path_t p = { .rng = 6, .up_us = 10000, .down_us = 10000, .jitter_us = 200, .clock_offset = 1000 };
+    result_t r;
+    run(ts, &p, 180, 90, &r, a_little_longer_at_60s);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.path_resets, 1, "the new path is a new path");
+    cr_assert_lt(st.rejected_dev, 20, "not rejected for good: %llu", (unsigned long long) st.rejected_dev);
+    cr_assert_lt(r.max_err, 1000, "the clock is on the new path's samples: %.0f us", r.max_err);
+    cr_assert(r.bound_held);
+    cr_assert_eq(r.backwards, 0);
+    ticksync_destroy(&ts);
+}
+
 /* 50 ppm, then both ways 25 ms longer at 300 s: the path changed, the
  * clock's rate did not. The path callback notes the drift the estimator
  * holds every second after the change. */
