@@ -241,6 +241,8 @@ static void deliver(gate_ws_t *self, const uint8_t *body, size_t len)
 /* Adds a piece of the message to msg; false when it would pass max_message. */
 static bool gather(gate_ws_t *self, const uint8_t *data, size_t len)
 {
+    if (len == 0)
+        return true;   /* an empty fragment: wslay gives it no pointer */
     if (len > self->max_message - self->msg_len)
         return false;
     if (self->msg_len + len > self->msg_size) {
