@@ -839,7 +839,11 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
      * The step is taken from the less queued of the two. */
     double step, excess;
     if (looks_like_step(self, &s, &step, &excess)) {
-        if (self->suspect && fabs(step - self->suspect_step) <= (double) self->cfg.server_step_us) {
+        /* each sample's reading of the step is off by at most half its
+         * queueing over the two edges (its excess): two readings of one
+         * step differ by no more than server_step_us and that */
+        double agree = (double) self->cfg.server_step_us + (fmax(excess, 0) + fmax(self->suspect_excess, 0)) / 2;
+        if (self->suspect && fabs(step - self->suspect_step) <= agree) {
             sample_t first = self->suspect_sample;
             bool second_better = excess < self->suspect_excess;
             self->suspect = false;
