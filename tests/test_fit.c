@@ -107,3 +107,21 @@ Test(fit, two_alike_ways_err_by_their_chords_or_their_disagreement)
     cr_assert_float_eq(ts_fit_alike_error(20e-6, 3e-6, -20e-6, 4e-6), 2.5e-6, 1e-15, "hypot(3, 4) / 2");
     cr_assert_float_eq(ts_fit_alike_error(20e-6, 3e-6, -10e-6, 4e-6), 5e-6, 1e-15, "10 ppm apart: 5 ppm");
 }
+
+/* The spread's median is found by selection, not by sorting: it must be
+ * the value sorting puts in the middle, ties and all. */
+Test(fit, the_spread_is_the_sorted_median_over_the_least)
+{
+    srand(7);
+    for (int round = 0; round < 200; round++) {
+        int n = 1 + rand() % N;
+        double sorted[N];
+        for (int i = 0; i < n; i++) {
+            t[i] = i;
+            y[i] = (double) (rand() % 50);   /* many ties */
+            sorted[i] = y[i];
+        }
+        qsort(sorted, (size_t) n, sizeof *sorted, by_value);
+        cr_assert_float_eq(ts_fit_spread(t, y, n, 0), sorted[n / 2] - sorted[0], 1e-12, "n %d", n);
+    }
+}

@@ -64,10 +64,33 @@ double ts_fit_edge_noise(const double *t, const double *y, int n, double slope)
     return ts_fit_spacing(least, k);
 }
 
-static int by_double(const void *a, const void *b)
+/* The k-th least of v[0..n) (v is reordered), by Hoare's selection: the
+ * value sorting would put at k, without sorting. */
+static double kth_least(double *v, int n, int k)
 {
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double x = v[i];
+                v[i++] = v[j];
+                v[j--] = x;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
 }
 
 /* How far a way's measurements typically sit above its lower edge: their
@@ -79,10 +102,12 @@ double ts_fit_spread(const double *t, const double *y, int n, double slope)
     double r[TS_FIT_MAX];
     if (n < 1)
         return 0;
-    for (int i = 0; i < n; i++)
+    double least = INFINITY;
+    for (int i = 0; i < n; i++) {
         r[i] = y[i] - slope * t[i];
-    qsort(r, (size_t) n, sizeof *r, by_double);
-    return r[n / 2] - r[0];
+        least = fmin(least, r[i]);
+    }
+    return kth_least(r, n, n / 2) - least;
 }
 
 /* The chord of one way's points (t[i], y[i]), hull_chord_slope, and in
