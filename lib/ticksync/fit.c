@@ -13,7 +13,7 @@
  * their one edge at the middle, keeps two close points from setting it). */
 double ts_fit_hull_chord(const double *t, const double *y, int n)
 {
-    int hull[TS_FIT_MAX] = { 0 }, h = 0;
+    int hull[TS_FIT_MAX], h = 0;
     for (int i = 0; i < n; i++) {
         /* the last hull point goes while it is not below the chord to i */
         while (h >= 2) {
@@ -25,7 +25,7 @@ double ts_fit_hull_chord(const double *t, const double *y, int n)
         hull[h++] = i;
     }
     double at[2] = { t[0] + (t[n - 1] - t[0]) / 4, t[0] + (t[n - 1] - t[0]) * 3 / 4 }, on[2] = { 0, 0 };
-    for (int k = 0; k + 1 < h; k++) {
+    for (int k = 0; k + 1 < h && t[hull[k]] <= at[1]; k++) {   /* the segments up to the second point */
         int a = hull[k], b = hull[k + 1];
         for (int j = 0; j < 2; j++)
             if (t[a] <= at[j] && at[j] <= t[b] && t[a] < t[b])
@@ -105,7 +105,7 @@ double ts_fit_spread(const double *t, const double *y, int n, double slope)
     double least = INFINITY;
     for (int i = 0; i < n; i++) {
         r[i] = y[i] - slope * t[i];
-        least = fmin(least, r[i]);
+        least = r[i] < least ? r[i] : least;
     }
     return kth_least(r, n, n / 2) - least;
 }
