@@ -125,3 +125,22 @@ Test(fit, the_spread_is_the_sorted_median_over_the_least)
         cr_assert_float_eq(ts_fit_spread(t, y, n, 0), sorted[n / 2] - sorted[0], 1e-12, "n %d", n);
     }
 }
+
+/* The estimator joins its window's halves' hulls rather than walk all the
+ * window's points again: the join must be the whole's hull. */
+Test(fit, two_halves_hulls_joined_are_the_whole_s)
+{
+    for (unsigned seed = 1; seed <= 50; seed++) {
+        way(15e-6, 2000, seed);
+        int mid = 1 + (int) (seed * 7 % (N - 2));
+        ts_fit_hull_t older, newer, joined, whole;
+        ts_fit_hull(t, y, 0, mid, &older);
+        ts_fit_hull(t, y, mid, N, &newer);
+        ts_fit_hull_join(t, y, &older, &newer, &joined);
+        ts_fit_hull(t, y, 0, N, &whole);
+        cr_assert_eq(joined.n, whole.n, "seed %u: %d vertices, not %d", seed, joined.n, whole.n);
+        for (int k = 0; k < whole.n; k++)
+            cr_assert_eq(joined.idx[k], whole.idx[k]);
+        cr_assert_float_eq(ts_fit_hull_slope(t, y, &joined), ts_fit_hull_chord(t, y, N), 1e-15);
+    }
+}

@@ -473,21 +473,39 @@ static void slope_from_ways(ticksync_t *self)
     int from = 0;
     self->bend_us = 0;
     double dms = (double) self->cfg.drift_min_span_us;
+    /* each way's hull of the window [from, n) as the halves leave it:
+     * the halves' joined, or the newer half's once the window is it */
+    ts_fit_hull_t hu, hd, ou, od, nu, nd;
+    bool hulls = false;
     while (n - from >= 2 * WAYS_MIN && t[n - 1] - t[from] >= 2 * dms) {
         int mid = from + (n - from) / 2;
-        double older = (ts_fit_hull_chord(t + from, up + from, mid - from)
-                        - ts_fit_hull_chord(t + from, down + from, mid - from)) / 2;
-        double newer = (ts_fit_hull_chord(t + mid, up + mid, n - mid) - ts_fit_hull_chord(t + mid, down + mid, n - mid)) / 2;
+        ts_fit_hull(t, up, from, mid, &ou);
+        ts_fit_hull(t, down, from, mid, &od);
+        ts_fit_hull(t, up, mid, n, &nu);
+        ts_fit_hull(t, down, mid, n, &nd);
+        double older = (ts_fit_hull_slope(t, up, &ou) - ts_fit_hull_slope(t, down, &od)) / 2;
+        double newer = (ts_fit_hull_slope(t, up, &nu) - ts_fit_hull_slope(t, down, &nd)) / 2;
         self->bend_us = fabs(newer - older) * (t[n - 1] - t[from]) / 4;
         if (self->bend_us <= BEND_US || fabs(newer - older) <= BEND_Z * self->freq_se
-            || t[n - 1] - t[from] < BEND_MIN_SPANS * dms)
+            || t[n - 1] - t[from] < BEND_MIN_SPANS * dms) {
+            ts_fit_hull_join(t, up, &ou, &nu, &hu);
+            ts_fit_hull_join(t, down, &od, &nd, &hd);
+            hulls = true;
             break;
+        }
         from = mid;
+        hu = nu;
+        hd = nd;
+        hulls = true;
+    }
+    if (!hulls) {
+        ts_fit_hull(t, up, from, n, &hu);
+        ts_fit_hull(t, down, from, n, &hd);
     }
     self->bend_since = self->ways[(first + from) % WAYS_MAX].local;
     double *tf = t + from, *uf = up + from, *df = down + from;
     int m = n - from;
-    double eu, ed, su = ts_fit_chord(tf, uf, m, &eu), sd = ts_fit_chord(tf, df, m, &ed);
+    double eu, ed, su = ts_fit_chord_of(t, up, from, n, &hu, &eu), sd = ts_fit_chord_of(t, down, from, n, &hd, &ed);
     double spu = ts_fit_spread(tf, uf, m, su), spd = ts_fit_spread(tf, df, m, sd);
     if (spu <= UNEVEN * spd && spd <= UNEVEN * spu) {
         /* Alike: each way counts the same, and the drift's error for the

@@ -4,34 +4,68 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The slope of the lower convex hull of the points (t[i], y[i]), given in
- * time order, between a quarter and three quarters of their span: the
- * chord of their lower edge. Queueing only ever adds delay, so a way's
- * lower edge is its fixed delay plus the clocks' drift, and how heavy the
- * tail above it is does not matter (the lower edge is Moon, Skelly and
- * Towsley's skew estimator, 1999; a chord over half the span, rather than
- * their one edge at the middle, keeps two close points from setting it). */
-double ts_fit_hull_chord(const double *t, const double *y, int n)
+/* Andrew's monotone chain, lower half, over the points idx[0..n) (time
+ * order; idx NULL: lo, lo + 1, ...) into hull: a point goes on, and the
+ * last hull point goes while it is not below the chord to the new one. */
+static void chain(const double *t, const double *y, const int *idx, int lo, int n, ts_fit_hull_t *hull)
 {
-    int hull[TS_FIT_MAX], h = 0;
-    for (int i = 0; i < n; i++) {
-        /* the last hull point goes while it is not below the chord to i */
+    int h = 0;
+    for (int k = 0; k < n; k++) {
+        int i = idx ? idx[k] : lo + k;
         while (h >= 2) {
-            int a = hull[h - 2], b = hull[h - 1];
+            int a = hull->idx[h - 2], b = hull->idx[h - 1];
             if ((y[b] - y[a]) * (t[i] - t[a]) < (y[i] - y[a]) * (t[b] - t[a]))
                 break;
             h--;
         }
-        hull[h++] = i;
+        hull->idx[h++] = i;
     }
-    double at[2] = { t[0] + (t[n - 1] - t[0]) / 4, t[0] + (t[n - 1] - t[0]) * 3 / 4 }, on[2] = { 0, 0 };
-    for (int k = 0; k + 1 < h && t[hull[k]] <= at[1]; k++) {   /* the segments up to the second point */
-        int a = hull[k], b = hull[k + 1];
+    hull->n = h;
+}
+
+void ts_fit_hull(const double *t, const double *y, int lo, int hi, ts_fit_hull_t *hull)
+{
+    chain(t, y, NULL, lo, hi - lo, hull);
+}
+
+void ts_fit_hull_join(const double *t, const double *y, const ts_fit_hull_t *a, const ts_fit_hull_t *b,
+                      ts_fit_hull_t *out)
+{
+    int idx[TS_FIT_MAX];
+    for (int k = 0; k < a->n; k++)
+        idx[k] = a->idx[k];
+    for (int k = 0; k < b->n; k++)
+        idx[a->n + k] = b->idx[k];
+    chain(t, y, idx, 0, a->n + b->n, out);
+}
+
+/* The slope of the lower hull between a quarter and three quarters of its
+ * span: the chord of the lower edge. Queueing only ever adds delay, so a
+ * way's lower edge is its fixed delay plus the clocks' drift, and how heavy
+ * the tail above it is does not matter (the lower edge is Moon, Skelly and
+ * Towsley's skew estimator, 1999; a chord over half the span, rather than
+ * their one edge at the middle, keeps two close points from setting it).
+ * The hull's ends are the points' first and last. */
+double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *hull)
+{
+    const int *v = hull->idx;
+    int h = hull->n;
+    double t0 = t[v[0]], t1 = t[v[h - 1]];
+    double at[2] = { t0 + (t1 - t0) / 4, t0 + (t1 - t0) * 3 / 4 }, on[2] = { 0, 0 };
+    for (int k = 0; k + 1 < h && t[v[k]] <= at[1]; k++) {   /* the segments up to the second point */
+        int a = v[k], b = v[k + 1];
         for (int j = 0; j < 2; j++)
             if (t[a] <= at[j] && at[j] <= t[b] && t[a] < t[b])
                 on[j] = y[a] + (y[b] - y[a]) * (at[j] - t[a]) / (t[b] - t[a]);
     }
     return (on[1] - on[0]) / (at[1] - at[0]);
+}
+
+double ts_fit_hull_chord(const double *t, const double *y, int n)
+{
+    ts_fit_hull_t hull;
+    ts_fit_hull(t, y, 0, n, &hull);
+    return ts_fit_hull_slope(t, y, &hull);
 }
 
 /* Keeps the TS_FIT_EDGE_K least of the values offered, sorted, in least[0..*k). */
@@ -110,14 +144,21 @@ double ts_fit_spread(const double *t, const double *y, int n, double slope)
     return kth_least(r, n, n / 2) - least;
 }
 
-/* The chord of one way's points (t[i], y[i]), hull_chord_slope, and in
- * *err its error: the chord's ends can sit above the true edge by about
- * the spacing of the way's least measurements, half the span apart. */
+/* The chord of one way's points (t[i], y[i]), and in *err its error: the
+ * chord's ends can sit above the true edge by about the spacing of the
+ * way's least measurements, half the span apart. */
+double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err)
+{
+    double s = ts_fit_hull_slope(t, y, hull), half = (t[hi - 1] - t[lo]) / 2;
+    *err = half > 0 ? M_SQRT2 * ts_fit_edge_noise(t + lo, y + lo, hi - lo, s) / half : INFINITY;
+    return s;
+}
+
 double ts_fit_chord(const double *t, const double *y, int n, double *err)
 {
-    double s = ts_fit_hull_chord(t, y, n), half = (t[n - 1] - t[0]) / 2;
-    *err = half > 0 ? M_SQRT2 * ts_fit_edge_noise(t, y, n, s) / half : INFINITY;
-    return s;
+    ts_fit_hull_t hull;
+    ts_fit_hull(t, y, 0, n, &hull);
+    return ts_fit_chord_of(t, y, 0, n, &hull, err);
 }
 
 /* Two alike ways' drift's error: their chords' own, or how far the two

@@ -13,12 +13,29 @@
 #define TS_FIT_MAX    192   /* most points one call takes */
 #define TS_FIT_EDGE_K 5     /* least residuals whose spacing is an edge's noise */
 
-/* The slope of the points' lower convex hull between a quarter and three
- * quarters of their span: the chord of their lower edge. n: 2..TS_FIT_MAX. */
+/* A way's lower convex hull: indices of its points, in time order. */
+typedef struct {
+    int idx[TS_FIT_MAX];
+    int n;
+} ts_fit_hull_t;
+
+/* The lower hull of the points [lo, hi), at most TS_FIT_MAX of them. */
+void ts_fit_hull(const double *t, const double *y, int lo, int hi, ts_fit_hull_t *hull);
+/* The lower hull of the points of two hulls over the same arrays, a's all
+ * before b's in time: the hull of the two sets' union, from their hulls
+ * alone. */
+void ts_fit_hull_join(const double *t, const double *y, const ts_fit_hull_t *a, const ts_fit_hull_t *b,
+                      ts_fit_hull_t *out);
+/* The slope of a lower hull between a quarter and three quarters of its
+ * span: the chord of the lower edge. */
+double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *hull);
+/* The same from the points [0, n), n: 2..TS_FIT_MAX. */
 double ts_fit_hull_chord(const double *t, const double *y, int n);
-/* The same, and in *err its error: the chord's ends sit above the true
- * edge by about the spacing of the least residuals, half the span apart. */
+/* The chord of the points [0, n), and in *err its error: the chord's ends
+ * sit above the true edge by about the spacing of the least residuals,
+ * half the span apart. _of: of the points [lo, hi), whose hull is made. */
 double ts_fit_chord(const double *t, const double *y, int n, double *err);
+double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err);
 /* How far above a line of slope the points' least residuals sit: the
  * spacing of the TS_FIT_EDGE_K least (ts_fit_spacing). */
 double ts_fit_edge_noise(const double *t, const double *y, int n, double slope);
