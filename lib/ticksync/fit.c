@@ -68,17 +68,6 @@ double ts_fit_hull_chord(const double *t, const double *y, int n)
     return ts_fit_hull_slope(t, y, &hull);
 }
 
-/* Keeps the TS_FIT_EDGE_K least of the values offered, sorted, in least[0..*k). */
-void ts_fit_keep_least(double *least, int *k, double r)
-{
-    if (*k == TS_FIT_EDGE_K && r >= least[TS_FIT_EDGE_K - 1])
-        return;
-    int j = *k < TS_FIT_EDGE_K ? (*k)++ : TS_FIT_EDGE_K - 1;
-    for (; j > 0 && least[j - 1] > r; j--)
-        least[j] = least[j - 1];
-    least[j] = r;
-}
-
 /* The mean gap between the TS_FIT_EDGE_K least values: the spacing of the order
  * statistics at the bottom, 1 / (n x the density there), which is also
  * about how far the least sits above the true edge. */

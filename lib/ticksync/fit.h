@@ -48,8 +48,16 @@ double ts_fit_spread(const double *t, const double *y, int n, double slope);
 double ts_fit_alike_error(double su, double eu, double sd, double ed);
 
 /* Keeps the TS_FIT_EDGE_K least of the values offered, sorted, in
- * least[0..*k). */
-void ts_fit_keep_least(double *least, int *k, double r);
+ * least[0..*k). Inline: it runs for every point of every window. */
+static inline void ts_fit_keep_least(double *least, int *k, double r)
+{
+    if (*k == TS_FIT_EDGE_K && r >= least[TS_FIT_EDGE_K - 1])
+        return;
+    int j = *k < TS_FIT_EDGE_K ? (*k)++ : TS_FIT_EDGE_K - 1;
+    for (; j > 0 && least[j - 1] > r; j--)
+        least[j] = least[j - 1];
+    least[j] = r;
+}
 /* The mean gap between the k least values (at least 1), INFINITY below 2:
  * the spacing of the order statistics at the bottom, 1 / (n × the density
  * there), about how far the least sits above the true edge. */
