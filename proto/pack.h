@@ -45,8 +45,10 @@ bool ts_pack_next(msgpack_zone *zone, const uint8_t *buf, size_t len, size_t *of
 /* For an encoder over a ts_fixbuf_t: everything it calls inlined into it
  * (msgpack-c's pack functions and ts_fixbuf_write), so the packer's
  * callback is a known function and each token a few plain stores, whatever
- * the link-time inliner's budget decides for the rest of the program. */
-#if defined(__GNUC__) || defined(__clang__)
+ * the link-time inliner's budget decides for the rest of the program. Not
+ * where the build asks for size (-Os, -Oz: the browser's module, where it
+ * made ts_msg_encode ten times larger). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__OPTIMIZE_SIZE__)
 #define TS_PACK_FLAT __attribute__((flatten))
 #else
 #define TS_PACK_FLAT
