@@ -54,6 +54,7 @@
 #endif
 
 #include "fit.h"
+#include "jitter.h"
 #include "polling.h"
 #include "ticksync.h"
 #include "timeline.h"
@@ -69,10 +70,6 @@
 #define WAYS_MIN        8        /* samples before the ways' minima set the line's level */
 #define WAYS_MAX        192      /* accepted samples whose one-way measurements are kept */
 #define BEND_US         100.0    /* a bend of the ways' edges costing more over the window halves it ... */
-#define EXCESS_N        512      /* round trips whose excess over the least one sets the jitter */
-#define JITTER_Q        0.99      /* the jitter is half this quantile of their excess (bench/RESULTS.md 5b) ... */
-#define JITTER_Q_LOW    0.97     /* ... or of this one, when the tail above it is a separate mode: */
-#define SPIKE_RATIO     3.0      /* the 99th over this many times the 97th */
 #define EXPECT_K        5.0      /* the expected error: this many spacings of each way's least measurements, */
 #define EXPECT_AGE      3.0      /* and the drift's noise over this share of the edges' span */
 #define UNEVEN          4.0      /* ways whose median spread above their edges differ by more: weighted */
@@ -152,10 +149,7 @@ struct ticksync_t {
     int64_t  shown_local;
     double   shown_offset;
     int64_t  last_now;
-    double   excess[EXCESS_N];              /* ring: recent round trips' excess over the filter's least */
-    double   excess_sorted[EXCESS_N];       /* the same values in order */
-    int      nexcess, excess_next;
-    double   jitter;                        /* half their JITTER_Q quantile */
+    ts_jitter_t jitter;                     /* round trips' excess over the filter's least */
     ticksync_timeline_t timeline;
     ticksync_stats_t stats;
 };
@@ -693,39 +687,12 @@ static void reset_filter(ticksync_t *self, int64_t local)
 
 /* An accepted sample joins the filter, the ways and the points, and the
  * estimate follows. */
-/* A round trip's excess over the filter's least, accepted or not (a
- * game's messages meet the same queueing, tail included): the jitter is
- * half the JITTER_Q quantile of the last EXCESS_N (or JITTER_Q_LOW's, for
- * spikes), so margin 2 covers about that much of one way's queueing. The
- * excesses are kept sorted as they come and go: a binary search and a
- * memmove an exchange. */
+/* A round trip's excess over the filter's least, accepted or not: a
+ * game's messages meet the same queueing, tail included (jitter.h). */
 static void note_excess(ticksync_t *self, int64_t delay)
 {
-    if (self->chosen < 0)
-        return;
-    double e = (double) (delay - filter_min_delay(self));
-    e = e > 0 ? e : 0;
-    double *sorted = self->excess_sorted;
-    if (self->nexcess == EXCESS_N) {   /* the oldest leaves the sorted copy */
-        int at = ts_fit_lower_bound(sorted, self->nexcess, self->excess[self->excess_next]);
-        memmove(sorted + at, sorted + at + 1, (size_t) (self->nexcess - at - 1) * sizeof *sorted);
-        self->nexcess--;
-    }
-    int at = ts_fit_lower_bound(sorted, self->nexcess, e);
-    memmove(sorted + at + 1, sorted + at, (size_t) (self->nexcess - at) * sizeof *sorted);
-    sorted[at] = e;
-    self->nexcess++;
-    self->excess[self->excess_next] = e;
-    self->excess_next = (self->excess_next + 1) % EXCESS_N;
-    /* Queueing's tail is one with the bulk: its 99th percentile sits within
-     * about twice the 97th (heavy-tailed, lognormal, a congested uplink),
-     * and a lead at the 99th buys the last points. Spikes of a separate
-     * mode (a radio waking, a handover: hundreds of ms) put the 99th far
-     * above, and no lead a game would take beats them: the lead stays at
-     * the 97th then. */
-    double high = sorted[(int) (JITTER_Q * (self->nexcess - 1))];
-    double low = sorted[(int) (JITTER_Q_LOW * (self->nexcess - 1))];
-    self->jitter = (high > SPIKE_RATIO * low ? low : high) / 2;
+    if (self->chosen >= 0)
+        ts_jitter_add(&self->jitter, (double) (delay - filter_min_delay(self)));
 }
 
 static void admit(ticksync_t *self, const sample_t *s)
@@ -1033,7 +1000,7 @@ void ticksync_stats(const ticksync_t *self, ticksync_stats_t *out)
 
 int64_t ticksync_jitter(const ticksync_t *self)
 {
-    return (int64_t) llround(self->jitter);
+    return (int64_t) llround(self->jitter.value);
 }
 
 void ticksync_resync(ticksync_t *self)
