@@ -53,6 +53,7 @@
 #include <windows.h>
 #endif
 
+#include "samples.h"
 #include "fit.h"
 #include "jitter.h"
 #include "polling.h"
@@ -82,11 +83,7 @@
 #define BLOCKS_MAX      128      /* blocks kept: the long history, 1024 samples */
 #define BLOCKS_MIN      32       /* blocks before it gives the drift: 256 samples, beyond the ways' window */
 
-typedef struct {
-    int64_t local;     /* local time of the exchange's middle */
-    double  offset;    /* server - local */
-    int64_t delay;
-} sample_t;
+typedef ts_sample_t sample_t;
 
 /* An accepted sample's two one-way measurements, the offset inside each:
  * up = t2 - t1 (offset + the way up), down = t4 - t3 (the way down -
@@ -107,8 +104,7 @@ typedef struct {
 
 struct ticksync_t {
     ticksync_config_t cfg;
-    sample_t filter[TICKSYNC_FILTER_MAX];   /* ring of accepted samples */
-    int      nfilter, filter_next;
+    ts_filter_t filter;                     /* the last accepted samples */
     sample_t points[TICKSYNC_POINTS_MAX];   /* ring of chosen samples, for the drift */
     int      npoints, points_next;
     ways_t   ways[WAYS_MAX];                /* ring of accepted samples' one-way measurements */
@@ -119,7 +115,6 @@ struct ticksync_t {
     int      open_count;
     bool     long_known;                    /* long_slope over the blocks, as the last one closed */
     double   long_freq, long_se;
-    int      chosen;                        /* index in filter of the chosen sample, -1: none */
     double   freq;
     double   carry_freq, carry_se;          /* the drift as a path reset found it (carry_se NAN: none) */
     int64_t  carry_local;                   /* and when (local time) */
@@ -201,7 +196,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
     if (!self)
         return NULL;
     self->cfg = c;
-    self->chosen = -1;
+    ts_filter_init(&self->filter, c.filter_size);
     ts_poll_init(&self->poll, c.burst, c.burst_interval_us, c.interval_us, c.interval_max_us, c.resume_gap_us);
     self->since = self->bend_since = INT64_MIN;
     self->chord_se = self->alike_se = NAN;
@@ -246,24 +241,17 @@ int64_t ticksync_local_us(void)
 
 static const sample_t *chosen(const ticksync_t *self)
 {
-    return self->chosen >= 0 ? &self->filter[self->chosen] : NULL;
+    return ts_filter_chosen(&self->filter);
 }
 
 static int64_t filter_min_delay(const ticksync_t *self)
 {
-    return chosen(self) ? chosen(self)->delay : 0;
+    return ts_filter_min_delay(&self->filter);
 }
 
-/* The delays' standard deviation over the filter. */
 static double filter_spread(const ticksync_t *self)
 {
-    double sum = 0, sq = 0;
-    for (int i = 0; i < self->nfilter; i++)
-        sum += (double) self->filter[i].delay;
-    double mean = sum / self->nfilter;
-    for (int i = 0; i < self->nfilter; i++)
-        sq += ((double) self->filter[i].delay - mean) * ((double) self->filter[i].delay - mean);
-    return sqrt(sq / self->nfilter);
+    return ts_filter_spread(&self->filter);
 }
 
 /* A point's offset is wrong by at most half its delay's excess over the
@@ -374,16 +362,6 @@ static void fit_line(ticksync_t *self)
         self->freq = clamp_freq(with_carried(self, f, self->freq_se, hi));
 }
 
-static void choose(ticksync_t *self)
-{
-    int best = 0;
-    for (int i = 1; i < self->nfilter; i++)
-        if (self->filter[i].delay < self->filter[best].delay
-            || (self->filter[i].delay == self->filter[best].delay && self->filter[i].local > self->filter[best].local))
-            best = i;
-    self->chosen = best;
-}
-
 /* A sample near the filter's minimum delay (within the filter's spread)
  * is as good as the minimum: it becomes a point of the line, so the line
  * averages many of them and follows drift between new minima. */
@@ -392,7 +370,7 @@ static void add_point(ticksync_t *self, const sample_t *s)
     /* a filter of one or two samples may hold nothing but a spike */
     int trusted = self->cfg.synced_samples < self->cfg.filter_size ? self->cfg.synced_samples : self->cfg.filter_size;
     double spread = filter_spread(self);
-    if (self->nfilter < trusted
+    if (self->filter.n < trusted
         || (double) (s->delay - filter_min_delay(self)) > (spread > DEV_FLOOR_US ? spread : DEV_FLOOR_US))
         return;
     self->points[self->points_next] = *s;
@@ -672,14 +650,13 @@ static void reset_filter(ticksync_t *self, int64_t local)
         self->carry_freq = self->freq;
         self->carry_se = isfinite(self->alike_se) ? self->alike_se : drift_se(self);   /* not finite: none */
     }
-    self->nfilter = self->filter_next = 0;
+    ts_filter_clear(&self->filter);
     self->npoints = self->points_next = 0;
     self->nways = self->ways_next = 0;
     clear_blocks(self);
     self->edges = self->suspect = false;
     self->since = self->bend_since = INT64_MIN;
     self->fitted = false;
-    self->chosen = -1;
     self->rises = 0;
     ts_poll_burst(&self->poll);
     self->stats.path_resets++;
@@ -691,19 +668,13 @@ static void reset_filter(ticksync_t *self, int64_t local)
  * game's messages meet the same queueing, tail included (jitter.h). */
 static void note_excess(ticksync_t *self, int64_t delay)
 {
-    if (self->chosen >= 0)
+    if (chosen(self))
         ts_jitter_add(&self->jitter, (double) (delay - filter_min_delay(self)));
 }
 
 static void admit(ticksync_t *self, const sample_t *s)
 {
-    self->filter[self->filter_next] = *s;
-    if (self->chosen == self->filter_next)
-        self->chosen = -1;   /* the chosen sample has left the filter */
-    self->filter_next = (self->filter_next + 1) % self->cfg.filter_size;
-    if (self->nfilter < self->cfg.filter_size)
-        self->nfilter++;
-    choose(self);
+    ts_filter_add(&self->filter, s);
     add_ways(self, s);
     add_point(self, s);
     slope_from_ways(self);
@@ -744,8 +715,7 @@ static bool looks_like_step(const ticksync_t *self, const sample_t *s, double *s
  * the ways from then on take over the level once there are enough. */
 static void move_history(ticksync_t *self, double step, int64_t at)
 {
-    for (int i = 0; i < self->nfilter; i++)
-        self->filter[i].offset += step;
+    ts_filter_move(&self->filter, step);
     for (int i = 0; i < self->npoints; i++)
         self->points[i].offset += step;
     for (int i = 0; i < self->nways; i++) {
@@ -762,10 +732,7 @@ static void move_history(ticksync_t *self, double step, int64_t at)
  * DEV_FLOOR_US); none before the filter has 4 samples. */
 static double dev_limit(const ticksync_t *self)
 {
-    if (self->nfilter < 4)
-        return INFINITY;
-    double spread = filter_spread(self);
-    return self->cfg.max_delay_dev_ratio * (spread > DEV_FLOOR_US ? spread : DEV_FLOOR_US);
+    return ts_filter_outlier_limit(&self->filter, self->cfg.max_delay_dev_ratio, DEV_FLOOR_US);
 }
 
 /* Whether the model predicted an accepted sample, for the interval
@@ -801,7 +768,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     sample_t s = { .local = t1 + (t4 - t1) / 2,
                    .offset = (double) t2 - ((double) t1 + self->cfg.up_fraction * (double) delay),
                    .delay = delay };
-    if (self->chosen >= 0) {
+    if (chosen(self)) {
         /* a new path: the minimum itself has risen, for long enough. A rise
          * is a delay over the filter's minimum by path_change_us, or by less
          * where the filter rejects it as an outlier (dev_limit): else a new
@@ -975,7 +942,7 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
 
 bool ticksync_synced(const ticksync_t *self)
 {
-    return self->nfilter >= self->cfg.synced_samples;
+    return self->filter.n >= self->cfg.synced_samples;
 }
 
 bool ticksync_needs_reliable(const ticksync_t *self)
