@@ -394,9 +394,10 @@ void e2e_sleep_us(int64_t us)
 
 /* One exchange with user-space delays: up before each client->gate message,
  * down before the client reads SYNC_REPLY's t4, turnaround between t4 and t5. */
-static int64_t last_applied;
+static int64_t last_applied, last_applied_after;
 
 int64_t e2e_last_applied_us(void) { return last_applied; }
+int64_t e2e_last_applied_after_us(void) { return last_applied_after; }
 
 static int64_t real_us(void)
 {
@@ -425,6 +426,7 @@ int64_t e2e_exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t tur
     e2e_sleep_us(up);
     last_applied = (real_us() - t3) - (t5 - t4);
     e2e_send(fd, "uuiiii", (uint64_t) 18, seq, t4, t5, (int64_t) (up + down), (int64_t) 0);
+    last_applied_after = (real_us() - t3) - (t5 - t4);
     cr_assert(e2e_recv(fd, &m, 2000));
     cr_assert_eq(e2e_int(&m, 0), 19);
     cr_assert_eq(e2e_int(&m, 1), (int64_t) seq);

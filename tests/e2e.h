@@ -87,8 +87,12 @@ int64_t e2e_exchange(int fd, uint64_t seq, int64_t up, int64_t down, int64_t tur
 /* The round trip the last e2e_exchange really gave the server to measure:
  * from SYNC_REPLY's t3 to the SYNC_ACK's send (one host, one real-time
  * clock), less the turnaround t5 - t4. At least up + down; more when this
- * machine ran the test late, which the server then rightly measures too. */
+ * machine ran the test late, which the server then rightly measures too.
+ * The gate stamps the ACK's arrival somewhere in its send: _after_us is
+ * the same figure read once send returned, so the server's lies between
+ * the two (a test preempted around its send widens the gap). */
 int64_t e2e_last_applied_us(void);
+int64_t e2e_last_applied_after_us(void);
 /* One column of a player's row in the SQLite file, INT64_MIN without a row. */
 int64_t e2e_db_value(const char *db, uint64_t player, const char *column);
 /* The first column of the first row of a query of the SQLite file
