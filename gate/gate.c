@@ -246,11 +246,6 @@ static void serve_ready(gate_t *g)
 
 /* ---- the port: what sessions do, done --------------------------------- */
 
-static gate_session_t *session_of(const gate_conn_t *c)
-{
-    return gate_conn_session(c);
-}
-
 /* Retires c (freed at the end of this turn); its session tells its shard. */
 static void drop(gate_t *g, gate_conn_t *c)
 {
@@ -258,8 +253,8 @@ static void drop(gate_t *g, gate_conn_t *c)
         return;
     gate_conntab_retire(g->conns, gate_conn_id(c));
     ts_metric_set(g->m.connections, (int64_t) gate_conntab_count(g->conns));
-    if (session_of(c))
-        gate_session_end(session_of(c));
+    if (gate_conn_session(c))
+        gate_session_end(gate_conn_session(c));
 }
 
 static void close_gracefully(gate_t *g, gate_conn_t *c)
@@ -273,16 +268,17 @@ static void close_gracefully(gate_t *g, gate_conn_t *c)
     gate_conn_close_after(c, ts_clock_mono_us() + GATE_LINGER_US);
 }
 
+/* A retired connection writes nothing and fails nothing (conn.h). */
 static int port_send(void *ctx, void *link, const ts_msg_t *msg)
 {
     (void) ctx;
-    return gone(link) ? 0 : gate_conn_send(link, msg);
+    return gate_conn_send(link, msg);
 }
 
 static int port_send_sync_reply(void *ctx, void *link, gate_exchange_t *x, uint64_t seq, int64_t t1, int64_t t2)
 {
     (void) ctx;
-    return gone(link) ? 0 : gate_conn_send_sync_reply(link, x, seq, t1, t2);
+    return gate_conn_send_sync_reply(link, x, seq, t1, t2);
 }
 
 static void port_send_datagram(void *ctx, const uint8_t *dgram, size_t len, const struct sockaddr_storage *to,
@@ -329,7 +325,7 @@ static gate_session_t *port_bind(void *ctx, uint64_t player_id, gate_session_t *
     *shard = gate_shards_route(g->shards, player_id);
     uint64_t old = gate_conntab_bind(g->conns, player_id, gate_session_id(s));
     gate_conn_t *prev = old ? gate_conntab_get(g->conns, old) : NULL;
-    return prev && !gone(prev) ? session_of(prev) : NULL;
+    return prev && !gone(prev) ? gate_conn_session(prev) : NULL;
 }
 
 static void make_port(gate_t *g)
@@ -364,7 +360,7 @@ static void on_unsent(void *arg, const ts_env_t *env)
     ts_metric_add(g->m.unsent, 1);
     gate_conn_t *c = gate_conntab_get(g->conns, env->conn);
     if (c && !gone(c))
-        gate_session_unsent(session_of(c), env);
+        gate_session_unsent(gate_conn_session(c), env);
 }
 
 /* ---- client input ------------------------------------------------------ */
@@ -378,15 +374,14 @@ typedef struct {
 static bool on_message(void *arg, const uint8_t *body, size_t len)
 {
     read_t *r = arg;
-    gate_session_t *s = session_of(r->c);
-    gate_session_frame(s, body, len, r->t2, r->now);
-    return gate_session_state(s) != GATE_SESSION_CLOSED && gate_conn_state(r->c) == GATE_CONN_OPEN;
+    gate_session_frame(gate_conn_session(r->c), body, len, r->t2, r->now);
+    return gate_conn_state(r->c) == GATE_CONN_OPEN;   /* a session that closed closed its stream */
 }
 
 static void on_bad_frame(void *arg, ts_error_t code)
 {
     read_t *r = arg;
-    gate_session_bad_frame(session_of(r->c), code);
+    gate_session_bad_frame(gate_conn_session(r->c), code);
 }
 
 /* A read's bytes, through c's transport to its session. */
@@ -403,8 +398,7 @@ static void feed(gate_t *g, gate_conn_t *c, const uint8_t *data, size_t len, int
     case GATE_FEED_CLOSE:
         if (gate_conn_fault(c) != GATE_WS_OK)
             ts_metric_add(g->m.ws_faults[gate_conn_fault(c)], 1);
-        gate_session_close(session_of(c));
-        close_gracefully(g, c);   /* a session closed already closed it */
+        gate_session_close(gate_conn_session(c));   /* which closes the stream (port_close) */
         break;
     case GATE_FEED_FAILED:
         ts_metric_add(g->m.stalled, 1);
@@ -474,7 +468,7 @@ static void on_datagrams(gate_t *g)
             continue;
         }
         ts_metric_add(g->m.udp_in, 1);
-        gate_session_datagram(session_of(c), &m, t2, now, &from, from_len);
+        gate_session_datagram(gate_conn_session(c), &m, t2, now, &from, from_len);
     }
 }
 
@@ -525,7 +519,7 @@ static void on_envelope(gate_t *g, const ts_env_t *env)
     if (env->kind == TS_ENV_KICK) {
         gate_conn_t *bound = gate_conntab_get(g->conns, gate_conntab_player_conn(g->conns, env->player_id));
         if (bound && bound == c && !gone(c))
-            gate_session_bye(session_of(c), "replaced");
+            gate_session_bye(gate_conn_session(c), "replaced");
         return;
     }
     if (!c || gone(c)) {
@@ -535,7 +529,7 @@ static void on_envelope(gate_t *g, const ts_env_t *env)
     if (env->kind == TS_ENV_SYNC_RESULT) {
         if (gate_conn_state(c) == GATE_CONN_OPEN)
             hold(g, c);
-        gate_session_result(session_of(c), env);
+        gate_session_result(gate_conn_session(c), env);
     }
 }
 
@@ -573,7 +567,7 @@ static void expire_awaiting(gate_t *g, int64_t now)
     while (gate_awaits_pop_due(g->awaits, now, &conn, &seq, &deadline)) {
         gate_conn_t *c = gate_conntab_get(g->conns, conn);
         if (c && !gone(c))
-            gate_session_expire(session_of(c), seq, deadline);
+            gate_session_expire(gate_conn_session(c), seq, deadline);
     }
 }
 
@@ -649,7 +643,7 @@ static void begin_shutdown(gate_t *g)
     }
     size_t cursor = 0;
     for (gate_conn_t *c; (c = gate_conntab_next(g->conns, &cursor));)
-        gate_session_bye(session_of(c), "shutdown");   /* a closed session says nothing */
+        gate_session_bye(gate_conn_session(c), "shutdown");   /* a closed session says nothing */
 }
 
 static void on_event(gate_t *g, const struct epoll_event *ev)

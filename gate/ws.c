@@ -73,7 +73,7 @@ struct gate_ws_t {
     uint8_t                *msg;                          /* a message gathered from its pieces */
     size_t                  msg_len, msg_size;
     bool                    write_failed;
-    uint8_t                *stage;                        /* during send_queued: its buffer */
+    uint8_t                *stage;                        /* during send_queued and gate_ws_send: their buffer */
     size_t                  staged;
 };
 
@@ -281,12 +281,8 @@ static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
 {
     (void) ctx;
     gate_ws_t *self = arg;
-    if (a->opcode == WSLAY_BINARY_FRAME && !self->delivered)
+    if (a->opcode == WSLAY_BINARY_FRAME && !self->delivered)   /* both start over with the next message */
         deliver(self, self->msg, self->msg_len);   /* an empty one too: BAD_FRAME, the caller's to say */
-    if (a->opcode == WSLAY_BINARY_FRAME) {
-        self->msg_len = 0;
-        self->delivered = false;
-    }
 }
 
 static int feed_frames(gate_ws_t *self, const uint8_t *data, size_t len)

@@ -735,6 +735,15 @@ static double dev_limit(const ticksync_t *self)
     return ts_filter_outlier_limit(&self->filter, self->cfg.max_delay_dev_ratio, DEV_FLOOR_US);
 }
 
+/* The level's expected error: EXPECT_K spacings of each way's least
+ * measurements, the two ways weighed as up_fraction splits the offset
+ * (ticksync_expected_error says why). Needs the edges. */
+static double level_error(const ticksync_t *self)
+{
+    double f = self->cfg.up_fraction;
+    return EXPECT_K * hypot((1 - f) * self->gap_up, f * self->gap_down);
+}
+
 /* Whether the model predicted an accepted sample, for the interval
  * (polling.h): neither of its one-way measurements is below its way's edge,
  * as the model puts the edge at the sample's time, by more than the
@@ -747,10 +756,9 @@ static void note_predicted(ticksync_t *self, const sample_t *s)
 {
     if (!self->edges || ts_poll_bursting(&self->poll))
         return;
-    double r_up, r_down, f = self->cfg.up_fraction;
+    double r_up, r_down;
     edge_residuals(self, s, &r_up, &r_down);
-    double level = EXPECT_K * hypot((1 - f) * self->gap_up, f * self->gap_down);
-    ts_poll_predicted(&self->poll, -fmin(r_up, r_down) <= level);
+    ts_poll_predicted(&self->poll, -fmin(r_up, r_down) <= level_error(self));
 }
 
 ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
@@ -925,8 +933,7 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
 {
     if (!chosen(self) || !self->edges)
         return ticksync_error_bound(self, local);
-    double f = self->cfg.up_fraction;
-    double level = EXPECT_K * hypot((1 - f) * self->gap_up, f * self->gap_down);
+    double level = level_error(self);
     double se = drift_se(self);
     if (!self->freq_known || !isfinite(se))
         se = PHI_UNKNOWN;

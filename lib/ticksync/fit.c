@@ -61,13 +61,6 @@ double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *
     return (on[1] - on[0]) / (at[1] - at[0]);
 }
 
-double ts_fit_hull_chord(const double *t, const double *y, int n)
-{
-    ts_fit_hull_t hull;
-    ts_fit_hull(t, y, 0, n, &hull);
-    return ts_fit_hull_slope(t, y, &hull);
-}
-
 /* The mean gap between the TS_FIT_EDGE_K least values: the spacing of the order
  * statistics at the bottom, 1 / (n x the density there), which is also
  * about how far the least sits above the true edge. */

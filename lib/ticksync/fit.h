@@ -29,8 +29,6 @@ void ts_fit_hull_join(const double *t, const double *y, const ts_fit_hull_t *a, 
 /* The slope of a lower hull between a quarter and three quarters of its
  * span: the chord of the lower edge. */
 double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *hull);
-/* The same from the points [0, n), n: 2..TS_FIT_MAX. */
-double ts_fit_hull_chord(const double *t, const double *y, int n);
 /* The chord of the points [0, n), and in *err its error: the chord's ends
  * sit above the true edge by about the spacing of the least residuals,
  * half the span apart. _of: of the points [lo, hi), whose hull is made. */
