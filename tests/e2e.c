@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -132,6 +133,21 @@ static int base_port(void)
     return base;
 }
 
+/* A folder named by this process's id may be one a killed test of an
+ * earlier process with the same id left behind (ids wrap at 32,768 here,
+ * and a CI run starts tens of thousands of processes): its database files
+ * would be read as this stack's. A folder made by the caller (a tmpfs)
+ * is kept, only the files go. */
+static void remove_db(const char *db)
+{
+    char path[PATH_MAX];
+    static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+    for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+        snprintf(path, sizeof path, "%s%s", db, suffix[i]);
+        unlink(path);
+    }
+}
+
 static void plan_cluster(e2e_stack_t *s, int scenes, int gates, const char *const *gate_extra,
                          const char *const *scene_extra)
 {
@@ -147,6 +163,7 @@ static void plan_cluster(e2e_stack_t *s, int scenes, int gates, const char *cons
         s->scene_port[k] = base + 1 + 2 * k;
         s->admin_port[k] = base + 2 + 2 * k;
         snprintf(s->db[k], sizeof s->db[k], "%s/scene%d.db", s->dir, k);
+        remove_db(s->db[k]);
         snprintf(s->scene_log[k], sizeof s->scene_log[k], "/tmp/ts-e2e-%d-scene%d.log", (int) getpid(), k);
         unlink(s->scene_log[k]);
         size_t used = strlen(s->endpoints);
