@@ -907,10 +907,11 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
         return INT64_MAX;
     double up = self->cfg.up_fraction > 0.5 ? self->cfg.up_fraction : 1 - self->cfg.up_fraction;
     double age = (double) (local > c->local ? local - c->local : 0);
-    double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
+    double carried = c->offset + self->freq * (double) (local - c->local);   /* the chosen sample, carried */
+    double shown = self->shown ? self->shown_offset : target_offset(self, local);
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;   /* a server step not yet confirmed */
-    return (int64_t) ceil(up * (double) c->delay + age * (self->freq_known ? PHI_KNOWN : PHI_UNKNOWN) + slewing
-                          + suspect);
+    return (int64_t) ceil(up * (double) c->delay + age * (self->freq_known ? PHI_KNOWN : PHI_UNKNOWN)
+                          + fabs(shown - carried) + suspect);
 }
 
 /* From what the estimator knows (and never more than the bound: the

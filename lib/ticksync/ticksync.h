@@ -121,7 +121,9 @@ TICKSYNC_API int64_t ticksync_message_age(ticksync_t *self, int64_t server_time,
 
 /* The ± bound (µs) of ticksync_now's error at local: the asymmetry the
  * chosen sample's delay allows, what the drift may have added since, and
- * the correction still being slewed. INT64_MAX before the first sample. */
+ * how far the time shown lies from that sample carried to local (the
+ * line through the ways' edges, or a correction still being slewed).
+ * INT64_MAX before the first sample. */
 TICKSYNC_API int64_t ticksync_error_bound(const ticksync_t *self, int64_t local);
 /* The error (µs) that ticksync_now(local) stays within about 95% of the
  * time, from what the estimator knows: how much queueing each way's least
