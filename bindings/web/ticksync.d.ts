@@ -75,7 +75,7 @@ export declare class TicksyncClient {
   readonly synced: boolean;
   /** Server time, ms since the Unix epoch (µs precision); 0 before the first exchange. Never decreases. */
   now(): number;
-  /** ± ms that now() surely holds; Infinity before the first exchange. */
+  /** ± ms that now() surely holds, two grains of performance.now() included; Infinity before the first exchange. */
   errorBound(): number;
   /** ms that now() holds about 95% of the time. */
   expectedError(): number;
@@ -115,5 +115,7 @@ export declare class TicksyncClient {
 export declare function load(options?: LoadOptions): Promise<unknown>;
 /** performance.now() in integer microseconds. */
 export declare function localUs(): bigint;
+/** The grain (ms) of performance.now() as measured once: each local stamp and read may be off by it. */
+export declare function clockGrainMs(): number;
 /** Loads the module and opens a session with the gate at url ('ws://host:port/'). */
 export declare function connect(url: string, options: ConnectOptions): Promise<TicksyncClient>;

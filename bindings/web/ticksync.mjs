@@ -47,6 +47,31 @@ export function localUs() {
 
 const usToMs = (us) => Number(us) / 1000;
 
+let grainMs;
+/**
+ * The grain (ms) of performance.now(), the least step it is seen to take
+ * over a few ms of reads: browsers coarsen it (Chromium to 100 µs, with
+ * jitter, in a page that is not cross-origin isolated; Firefox to as much
+ * as 1 ms), and each stamp and each read of the local clock may then be
+ * off by a grain either way. Measured once, at the first call; at least
+ * 1 µs, the C side's grain.
+ */
+export function clockGrainMs() {
+  if (grainMs === undefined) {
+    let least = Infinity, steps = 0, last = performance.now();
+    const end = last + 20;
+    for (let t = last; steps < 8 && t < end; t = performance.now()) {
+      if (t > last) {
+        least = Math.min(least, t - last);
+        steps++;
+        last = t;
+      }
+    }
+    grainMs = Math.max(Number.isFinite(least) ? least : 20, 0.001);
+  }
+  return grainMs;
+}
+
 /** One player's session with a gate, and its clock. */
 export class TicksyncClient {
   constructor(mod, url, options) {
@@ -234,10 +259,14 @@ export class TicksyncClient {
   get synced() { return this._m._ticksync_synced(this._c) !== 0; }
   /** Server time now, ms since the Unix epoch; 0 before the first exchange. Never decreases. */
   now() { return usToMs(this._m._ticksync_now(this._c, localUs())); }
-  /** ± ms that now() surely holds; Infinity before the first exchange. */
+  /**
+   * ± ms that now() surely holds; Infinity before the first exchange. The
+   * C bound, plus two grains of the page's clock (clockGrainMs): one for
+   * the sample's own stamps, one for the read of now().
+   */
   errorBound() {
     const b = this._m._ticksync_error_bound(this._c, localUs());
-    return b >= 0x7fffffffffffffffn ? Infinity : usToMs(b);
+    return b >= 0x7fffffffffffffffn ? Infinity : usToMs(b) + 2 * clockGrainMs();
   }
   /** ms that now() holds about 95% of the time. */
   expectedError() {

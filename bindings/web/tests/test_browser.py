@@ -77,19 +77,43 @@ def clock_error_ms(driver, script):
 # between two reads of the page's clock, as a game's frame reads it.
 FRAME_LOOP = """
 const [frames, done] = arguments;
-const c = ticksyncDemo.client, host = () => performance.timeOrigin + performance.now();
-const offs = [], bounds = [];
+const c = ticksyncDemo.client, page = () => performance.timeOrigin + performance.now();
+// The reference is the page's wall clock, timeOrigin + performance.now().
+// Chromium fixes timeOrigin once, from a reading of the system clock that
+// may be off by as much as 0.6 ms on a busy host (a constant of the run,
+// 10-600 us seen); Date.now() reads the system clock each time, at ms
+// grain. Where Date.now() turns to the next ms the real time is that ms:
+// the page clock's offset from it, averaged over 200 turns, is taken off.
+let bias = 0, turns = 0;
+for (let last = Date.now(), end = performance.now() + 500; turns < 200 && performance.now() < end;) {
+  const d = Date.now();
+  if (d !== last) {
+    const p = page();
+    if (d === last + 1) { bias += p - d; turns++; }
+    last = d;
+  }
+}
+bias = turns ? bias / turns : 0;
+const host = () => page() - bias;
+// the reference is read from the page's coarsened clock too: its bracket
+// may be off by the clock's grain (the least step it takes) each side
+let grain = Infinity;
+for (let a = performance.now(), t = a, n = 0; n < 8 && t - a < 20; t = performance.now())
+  if (t > a) { grain = Math.min(grain, t - a); a = t; n++; }
+const offs = [], bounds = [], outside = [];
 let last = 0, backwards = 0, uncovered = 0, start = performance.now();
 function frame() {
   const h0 = host(), v = c.now(), h1 = host();
   const off = Math.max(0, h0 - v, v - h1), bound = c.errorBound();
   offs.push(off); bounds.push(bound);
-  backwards += v < last; uncovered += off > bound; last = v;
+  if (off > bound + grain && uncovered++ < 3)
+    outside.push(`${off.toFixed(3)} ms off, bound ${bound.toFixed(3)} ms, frame ${offs.length}`);
+  backwards += v < last; last = v;
   if (offs.length < frames)
     return requestAnimationFrame(frame);
   const q = (a, p) => a.slice().sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(a.length * p))];
   done({ n: offs.length, span_ms: performance.now() - start, p50: q(offs, 0.5), p99: q(offs, 0.99),
-         max: q(offs, 1), bound_p50: q(bounds, 0.5), backwards, uncovered });
+         max: q(offs, 1), bound_p50: q(bounds, 0.5), backwards, uncovered, outside, grain, bias });
 }
 requestAnimationFrame(frame);
 """
@@ -137,11 +161,13 @@ def main():
             r = driver.execute_async_script(FRAME_LOOP, 6 * 60)
             print(f"     rAF reads: {r['n']} frames in {r['span_ms']:.0f} ms, off the host's clock "
                   f"p50 {r['p50'] * 1000:.0f} us, p99 {r['p99'] * 1000:.0f} us, worst {r['max'] * 1000:.0f} us; "
-                  f"bound p50 {r['bound_p50'] * 1000:.0f} us")
+                  f"bound p50 {r['bound_p50'] * 1000:.0f} us; clock grain {r['grain'] * 1000:.0f} us, page clock "
+                  f"{r['bias'] * 1000:+.0f} us off the system's")
             assert r["n"] >= 300, f"only {r['n']} frames"
             assert r["p99"] <= 0.5, f"p99 {r['p99']:.3f} ms off the host's clock"
             assert r["backwards"] == 0, f"now() went back {r['backwards']} times"
-            assert r["uncovered"] == 0, f"{r['uncovered']} reads outside the error bound"
+            assert r["uncovered"] == 0, (f"{r['uncovered']} reads outside the error bound and the reference's "
+                                         f"grain ({r['grain'] * 1000:.0f} us): {'; '.join(r['outside'])}")
 
         def shown_agrees():
             # what the page shows, moved on by how long ago it was shown

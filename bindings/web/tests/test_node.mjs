@@ -10,7 +10,7 @@ import net from 'node:net';
 import { createRequire } from 'node:module';
 
 const pkg = process.env.TEST_PKG;   // the built package, as npm would install it
-const { connect } = await import(`${pkg}/ticksync.mjs`);
+const { connect, clockGrainMs } = await import(`${pkg}/ticksync.mjs`);
 const wasmBinary = fs.readFileSync(`${pkg}/ticksync_wasm.wasm`);
 // Node.js has a WebSocket from 22 (20 behind a flag); else Debian's node-ws.
 const WebSocket = globalThis.WebSocket || createRequire(import.meta.url)('/usr/share/nodejs/ws');
@@ -54,6 +54,8 @@ await test('syncs to the host clock within 5 ms, and never runs back', async () 
   assert.ok(best.v >= best.before - 5 && best.v <= best.after + 5,
             `now() ${best.v} vs host [${best.before}, ${best.after}]`);
   assert.ok(c.errorBound() < 5, `error bound ${c.errorBound()} ms`);
+  // Node's performance.now() is not coarsened: its grain is the C side's µs
+  assert.ok(clockGrainMs() >= 0.001 && clockGrainMs() < 0.05, `clock grain ${clockGrainMs()} ms`);
   let last = 0;
   for (const end = Date.now() + 1000; Date.now() < end;) {
     const v = c.now();
