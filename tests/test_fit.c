@@ -152,3 +152,35 @@ Test(fit, two_halves_hulls_joined_are_the_whole_s)
         cr_assert_float_eq(ts_fit_hull_slope(t, y, &joined), hull_chord(N), 1e-15);
     }
 }
+
+/* The runs test: a line under one-sided queueing leaves residual signs
+ * that chance orders (refused at 1 % one-sided in about 1 % of draws); a
+ * line plus a drift of 30 ppm on a sinusoid over one period (its halves'
+ * chords alike, so the halves test cannot see it) leaves long runs. Each
+ * point is the least of 8 measurements a second, as the estimator's blocks. */
+Test(fit, the_runs_test_tells_a_curve_from_noise)
+{
+    int refused_line = 0, refused_curve = 0;
+    const int draws = 400, n = 128;
+    const double period = n * 8e6, amplitude = 30e-6 * period / (2 * M_PI);
+    for (int d = 0; d < draws; d++) {
+        srand(100 + (unsigned) d);
+        for (int curve = 0; curve < 2; curve++) {
+            for (int i = 0; i < n; i++) {
+                t[i] = i * 8e6;
+                double least = INFINITY;
+                for (int k = 0; k < 8; k++)
+                    least = fmin(least, -2000 * log((rand() + 1.0) / ((double) RAND_MAX + 2.0)));
+                y[i] = 20000 + 40e-6 * t[i] + least + (curve ? amplitude * sin(2 * M_PI * t[i] / period) : 0);
+            }
+            if (curve)
+                refused_curve += ts_fit_too_few_runs(t, y, n, 2.33);
+            else
+                refused_line += ts_fit_too_few_runs(t, y, n, 2.33);
+        }
+    }
+    cr_log_info("runs test: a line refused in %d of %d draws, a curve in %d", refused_line, draws, refused_curve);
+    cr_expect_leq(refused_line, draws * 3 / 100, "a straight edge refused in %d of %d draws", refused_line, draws);
+    cr_expect_eq(refused_curve, draws, "a curve taken for a line in %d of %d draws", draws - refused_curve, draws);
+    cr_expect_not(ts_fit_too_few_runs(t, y, 7, 2.33), "too few points to tell");
+}

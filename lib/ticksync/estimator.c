@@ -81,6 +81,7 @@
 #define BEND_MIN_SPANS  4.0      /* ... and it spans this many drift_min_spans */
 #define BLOCK_SIZE      8        /* accepted samples a block of the long history sums up */
 #define BLOCKS_MAX      128      /* blocks kept: the long history, 1024 samples */
+#define RUNS_Z          2.33     /* the long history's runs test, one-sided at 1 % (fit.h) */
 #define BLOCKS_MIN      32       /* blocks before it gives the drift: 256 samples, beyond the ways' window */
 
 typedef ts_sample_t sample_t;
@@ -409,6 +410,8 @@ static bool long_slope(const ticksync_t *self, double *slope, double *err)
     double halves_se = hypot(hypot(e1, e2), hypot(e3, e4)) / 2;
     if (fabs(newer - older) * span / 4 > BEND_US && fabs(newer - older) > BEND_Z * halves_se)
         return false;
+    if (ts_fit_too_few_runs(tu, yu, n, RUNS_Z) || ts_fit_too_few_runs(td, yd, n, RUNS_Z))
+        return false;   /* a curve the halves do not show (a sinusoid's over about a period) */
     double eu, ed;
     double su = ts_fit_chord(tu, yu, n, &eu), sd = ts_fit_chord(td, yd, n, &ed);
     *slope = (su - sd) / 2;

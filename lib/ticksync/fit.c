@@ -164,3 +164,35 @@ int ts_fit_lower_bound(const double *sorted, int n, double v)
     return lo;
 }
 
+
+bool ts_fit_too_few_runs(const double *t, const double *y, int n, double z)
+{
+    if (n < 8)
+        return false;
+    double mt = 0, my = 0;
+    for (int i = 0; i < n; i++) {
+        mt += t[i];
+        my += y[i];
+    }
+    mt /= n;
+    my /= n;
+    double stt = 0, sty = 0;
+    for (int i = 0; i < n; i++) {
+        stt += (t[i] - mt) * (t[i] - mt);
+        sty += (t[i] - mt) * (y[i] - my);
+    }
+    double slope = stt > 0 ? sty / stt : 0;
+    int pos = 0, runs = 0;
+    bool last = false;
+    for (int i = 0; i < n; i++) {
+        bool above = y[i] - my - slope * (t[i] - mt) > 0;
+        pos += above;
+        runs += i == 0 || above != last;
+        last = above;
+    }
+    double n1 = pos, n2 = n - pos;
+    if (n1 == 0 || n2 == 0)
+        return false;   /* residuals sum to 0: none above means all on the line */
+    double mean = 2 * n1 * n2 / n + 1, var = (mean - 1) * (mean - 2) / (n - 1);
+    return runs < mean - z * sqrt(var);
+}

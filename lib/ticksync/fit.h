@@ -10,6 +10,8 @@
 #ifndef TICKSYNC_FIT_H
 #define TICKSYNC_FIT_H
 
+#include <stdbool.h>
+
 #define TS_FIT_MAX    192   /* most points one call takes */
 #define TS_FIT_EDGE_K 5     /* least residuals whose spacing is an edge's noise */
 
@@ -44,6 +46,15 @@ double ts_fit_spread(const double *t, const double *y, int n, double slope);
  * down's chord has the offset with the other sign) and error: their
  * chords' own, or how far the two disagree if more. */
 double ts_fit_alike_error(double su, double eu, double sd, double ed);
+
+/* The runs test (Wald and Wolfowitz, as chrony's regress.c chooses its
+ * window with it): whether the signs of the points' residuals from their
+ * least-squares line come in fewer runs than chance allows, z standard
+ * deviations below the number expected. A line through noise leaves signs
+ * that alternate at random; a line through a curve (a rate that changed,
+ * even one whose halves have the same slope, as a sinusoid's over about a
+ * period) leaves long runs. False for fewer than 8 points. */
+bool ts_fit_too_few_runs(const double *t, const double *y, int n, double z);
 
 /* Keeps the TS_FIT_EDGE_K least of the values offered, sorted, in
  * least[0..*k). Inline: it runs for every point of every window. */
