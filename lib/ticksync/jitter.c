@@ -3,22 +3,36 @@
 
 #include <string.h>
 
-#include "fit.h"
-
 #define JITTER_Q     0.99   /* the jitter is half this quantile of the excesses (bench/RESULTS.md 5b) ... */
 #define JITTER_Q_LOW 0.97   /* ... or of this one, when the tail above it is a separate mode: */
 #define SPIKE_RATIO  3.0    /* the 99th over this many times the 97th */
 
-void ts_jitter_add(ts_jitter_t *j, double e)
+/* Index of the first of the n sorted values not less than v. */
+static int lower_bound(const float *sorted, int n, float v)
 {
-    e = e > 0 ? e : 0;
-    double *sorted = j->sorted;
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (sorted[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void ts_jitter_add(ts_jitter_t *j, double excess)
+{
+    /* whole µs, exact in a float up to 2^24 (16.7 s, past any round trip
+     * the estimator takes) */
+    float e = excess <= 0 ? 0 : excess < TS_JITTER_MAX_US ? (float) excess : (float) TS_JITTER_MAX_US;
+    float *sorted = j->sorted;
     if (j->n == TS_JITTER_N) {   /* the oldest leaves the sorted copy */
-        int at = ts_fit_lower_bound(sorted, j->n, j->excess[j->next]);
+        int at = lower_bound(sorted, j->n, j->excess[j->next]);
         memmove(sorted + at, sorted + at + 1, (size_t) (j->n - at - 1) * sizeof *sorted);
         j->n--;
     }
-    int at = ts_fit_lower_bound(sorted, j->n, e);
+    int at = lower_bound(sorted, j->n, e);
     memmove(sorted + at + 1, sorted + at, (size_t) (j->n - at) * sizeof *sorted);
     sorted[at] = e;
     j->n++;

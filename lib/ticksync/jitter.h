@@ -7,16 +7,18 @@
 #ifndef TICKSYNC_JITTER_H
 #define TICKSYNC_JITTER_H
 
-#define TS_JITTER_N 512   /* round trips whose excess sets the jitter */
+#define TS_JITTER_N      512        /* round trips whose excess sets the jitter */
+#define TS_JITTER_MAX_US 16777216   /* 2^24 µs: an excess is kept whole in a float up to this, and held at it past */
 
 typedef struct {
-    double excess[TS_JITTER_N];   /* ring: the last excesses */
-    double sorted[TS_JITTER_N];   /* the same values in order */
+    float  excess[TS_JITTER_N];   /* ring: the last excesses, whole µs (4 KiB a clock, where doubles took 8) */
+    float  sorted[TS_JITTER_N];   /* the same values in order */
     int    n, next;
     double value;                 /* the jitter: half a quantile of them */
 } ts_jitter_t;
 
-/* One more round trip's excess over the least (a negative one counts as 0).
+/* One more round trip's excess over the least, in whole µs (a negative
+ * one counts as 0).
  * The jitter is then half the 99th percentile of the last TS_JITTER_N, or
  * half the 97th where the 99th is over 3 times it: a separate mode of
  * spikes (a radio waking, a handover) that no lead a game would take
