@@ -75,8 +75,7 @@
 #define EXPECT_AGE      3.0      /* and the drift's noise over this share of the edges' span */
 #define UNEVEN          4.0      /* ways whose median spread above their edges differ by more: weighted */
 #define BEND_K          1.5      /* the expected error: the bend the kept window's line misses, this many times */
-#define ALIKE_LEVEL_K   2.0      /* the level takes the drift's error as at most this many alike chords' errors */
-#define ALIKE_K         3.0      /* ... and the drift's error no more than this many alike chords' errors */
+#define ALIKE_K         2.0      /* the drift's error is at most this many alike chords' errors (drift_error) */
 #define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
 #define BEND_MIN_SPANS  4.0      /* ... and it spans this many drift_min_spans */
 #define BLOCK_SIZE      8        /* accepted samples a block of the long history sums up */
@@ -508,23 +507,21 @@ static void slope_from_ways(ticksync_t *self)
     self->alike_se = NAN;
 }
 
-/* The drift's standard error: the ways' chord's when it gives the drift
- * from uneven ways, else the points' line's. */
-static double drift_se(const ticksync_t *self)
+/* The drift's error, the one figure everything that uses the drift takes
+ * (the level weighing it, the expected error, a path reset carrying it):
+ * the ways' chord's when it gives the drift from uneven ways, else the
+ * points' line's, but for alike ways no more than ALIKE_K times their
+ * chords' own error. The chords' stated error is their typical size, not
+ * a bound (test_fit: |error| / stated p90 4.2), so it is not taken as is;
+ * and the points' line alone, which near-minimum points under a wide
+ * queueing tilt, can be ten times what two agreeing chords show (mobile:
+ * 10 ppm against 1.4), which left the drift under-used and the level
+ * lagging by the rest of it times its minima's age. INFINITY before the
+ * points give a line. */
+static double drift_error(const ticksync_t *self)
 {
-    return isfinite(self->chord_se) ? self->chord_se : self->freq_se;
-}
-
-/* The drift's error as the level weighs it: drift_se, or ALIKE_LEVEL_K
- * times the alike chords' own error if less. Near-minimum points under a
- * wide queueing tilt the points' line, so its error can be ten times what
- * two agreeing chords show (mobile: 10 ppm against 1.4), and the drift was
- * under-used while it lasted, the level lagging by the rest of it times
- * its minima's age. */
-static double level_se(const ticksync_t *self)
-{
-    double se = drift_se(self);
-    return isfinite(self->alike_se) ? fmin(se, ALIKE_LEVEL_K * self->alike_se) : se;
+    double se = isfinite(self->chord_se) ? self->chord_se : self->freq_se;
+    return isfinite(self->alike_se) ? fmin(se, ALIKE_K * self->alike_se) : se;
 }
 
 /* The line's level from each way's least measurement, apart: queueing only
@@ -544,7 +541,7 @@ static void level_from_ways(ticksync_t *self)
      * below, nearly whole above (with f^2 / (f^2 + (z se)^2) a clear drift
      * of 20 ppm at 3 ppm of error was used at 92 %, and the minima fell
      * behind by 8 % of the drift over their age) */
-    double se = level_se(self), f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * se * se;
+    double se = drift_error(self), f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * se * se;
     double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 * f2 / (f2 * f2 + se2 * se2) : 0;
     /* after a server step, the older ways (moved by the step's estimate)
      * serve until WAYS_MIN newer ones are in */
@@ -651,7 +648,7 @@ static void reset_filter(ticksync_t *self, int64_t local)
     if (self->freq_known) {
         self->carry_local = local;
         self->carry_freq = self->freq;
-        self->carry_se = isfinite(self->alike_se) ? self->alike_se : drift_se(self);   /* not finite: none */
+        self->carry_se = drift_error(self);   /* not finite: none */
     }
     ts_filter_clear(&self->filter);
     self->npoints = self->points_next = 0;
@@ -924,10 +921,8 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
  *     spacing of its least measurements (an exponential's bottom is under
  *     three of them 95 % of the time; EXPECT_K allows for two ways and a
  *     spacing read off five);
- *   - the drift's error tilts it over the minima's age and the time since
- *     (for alike ways, no more than ALIKE_K times their chords' error: the
- *     points' line's is the safe one to bring minima along, not a close
- *     one);
+ *   - the drift's error (drift_error) tilts it over the minima's age and
+ *     the time since;
  *   - a drift that changes bends the edges, and the kept window's line
  *     misses the bend by bend_us;
  *   - the shown time may still be slewing toward the estimate, or a server
@@ -938,11 +933,8 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
     if (!chosen(self) || !self->edges)
         return ticksync_error_bound(self, local);
     double level = level_error(self);
-    double se = drift_se(self);
-    if (!self->freq_known || !isfinite(se))
-        se = PHI_UNKNOWN;
-    if (self->freq_known && isfinite(self->alike_se))
-        se = fmin(se, ALIKE_K * self->alike_se);
+    double se = self->freq_known ? drift_error(self) : PHI_UNKNOWN;
+    se = isfinite(se) ? se : PHI_UNKNOWN;
     double age = (double) self->edge_span / EXPECT_AGE + fabs((double) (local - self->edge_local));
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;
