@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "polling.h"
+#include "tuning.h"
 
 static ts_poll_t p;
 
@@ -68,7 +69,7 @@ Test(poll, the_interval_doubles_while_predicted_and_falls_back_when_not)
     cr_assert_eq(ts_poll_next(&q, true), 1000000, "from the floor");
     int64_t want[] = { 2000000, 4000000, 8000000, 8000000 };
     for (int step = 0; step < 4; step++) {
-        for (int i = 0; i < POLL_STREAK; i++) {
+        for (int i = 0; i < TS_TUNING.poll_streak; i++) {
             cr_assert_eq(ts_poll_next(&q, true), step ? want[step - 1] : 1000000, "not before the streak is whole");
             ts_poll_predicted(&q, true);
         }
@@ -76,7 +77,7 @@ Test(poll, the_interval_doubles_while_predicted_and_falls_back_when_not)
     }
     ts_poll_predicted(&q, false);
     cr_assert_eq(ts_poll_next(&q, true), 1000000, "one the model missed: back to the floor");
-    for (int i = 0; i < POLL_STREAK; i++)
+    for (int i = 0; i < TS_TUNING.poll_streak; i++)
         ts_poll_predicted(&q, true);
     cr_assert_eq(ts_poll_next(&q, true), 2000000);
     ts_poll_burst(&q);
@@ -90,7 +91,7 @@ Test(poll, a_most_below_the_floor_keeps_the_floor)
     ts_poll_t q;
     ts_poll_init(&q, 0, 100000, 5000000, 1000000, 2000000);
     ts_poll_sent(&q, 0);
-    for (int i = 0; i < 3 * POLL_STREAK; i++)
+    for (int i = 0; i < 3 * TS_TUNING.poll_streak; i++)
         ts_poll_predicted(&q, true);
     cr_assert_eq(ts_poll_next(&q, true), 5000000);
 }

@@ -12,20 +12,20 @@
  * samples; its least-delayed one is the "chosen" sample.
  *
  * Level (the offset now). One source at a time (update_level):
- *   - from WAYS_MIN accepted samples on, each way's least measurement over
+ *   - from TS_TUNING.ways_min accepted samples on, each way's least measurement over
  *     the last WAYS_MAX, apart: queueing only adds delay, so the least up
  *     is the offset plus the fixed way up and the least down the fixed way
  *     down minus the offset; their up_fraction-weighted difference is the
  *     offset, wrong only by the least queueing either way met;
  *   - before that, the weighted mean of the points (samples within the
- *     filter's spread of its minimum delay) once there are FIT_POINTS;
+ *     filter's spread of its minimum delay) once there are TS_TUNING.fit_points;
  *   - before that, the chosen sample alone.
  *
  * Drift (the frequency error, the level's slope). Once the accepted
  * samples span drift_min_span, the chord of each way's lower convex hull
  * (Moon, Skelly and Towsley's skew estimator), averaged over the two ways,
  * or, when one way queues far more than the other (their median spreads
- * above their edges differ over UNEVEN times), weighted by how closely
+ * above their edges differ over TS_TUNING.uneven times), weighted by how closely
  * each way's least measurements crowd its edge; until then, the slope of
  * the points' weighted least-squares line, once the points span
  * drift_min_span. That line's standard error is the drift's noise (for
@@ -59,29 +59,11 @@
 #include "polling.h"
 #include "ticksync.h"
 #include "timeline.h"
+#include "tuning.h"
 
-#define MAX_FREQ        1e-3     /* a clock off by more than 1000 ppm is broken, not drifting */
-#define PHI_KNOWN       15e-6    /* NTP's frequency tolerance once the drift is estimated */
-#define PHI_UNKNOWN     100e-6   /* a crystal's tolerance before */
-#define DEV_FLOOR_US    500.0    /* spread below this is measurement noise */
-#define FIT_POINTS      4        /* points before their line is the estimate */
-#define WEIGHT_FLOOR_US 2000.0   /* excess delay that counts as none, for weights */
-#define CARRY_WANDER    0.05e-6  /* how fast a drift carried over a path reset grows stale, per second */
-#define FREQ_Z          2.0      /* standard errors a slope must stand out by to be used in full */
-#define WAYS_MIN        8        /* samples before the ways' minima set the line's level */
-#define WAYS_MAX        192      /* accepted samples whose one-way measurements are kept */
-#define BEND_US         100.0    /* a bend of the ways' edges costing more over the window halves it ... */
-#define EXPECT_K        5.0      /* the expected error: this many spacings of each way's least measurements, */
-#define EXPECT_AGE      3.0      /* and the drift's noise over this share of the edges' span */
-#define UNEVEN          4.0      /* ways whose median spread above their edges differ by more: weighted */
-#define BEND_K          1.5      /* the expected error: the bend the kept window's line misses, this many times */
-#define ALIKE_K         2.0      /* the drift's error is at most this many alike chords' errors (drift_error) */
-#define BEND_Z          10.0     /* ... if its halves' slopes differ by more than this many standard errors */
-#define BEND_MIN_SPANS  4.0      /* ... and it spans this many drift_min_spans */
-#define BLOCK_SIZE      8        /* accepted samples a block of the long history sums up */
-#define BLOCKS_MAX      128      /* blocks kept: the long history, 1024 samples */
-#define RUNS_Z          2.33     /* the long history's runs test, one-sided at 1 % (fit.h) */
-#define BLOCKS_MIN      32       /* blocks before it gives the drift: 256 samples, beyond the ways' window */
+#define WAYS_MAX   192   /* accepted samples whose one-way measurements are kept */
+#define BLOCK_SIZE 8     /* accepted samples a block of the long history sums up */
+#define BLOCKS_MAX 128   /* blocks kept: the long history, 1024 samples */
 
 typedef ts_sample_t sample_t;
 
@@ -258,7 +240,7 @@ static double filter_spread(const ticksync_t *self)
  * least delay seen: the less excess, the more weight. */
 static double point_weight(const sample_t *p, int64_t dmin)
 {
-    double excess = (double) (p->delay - dmin) + WEIGHT_FLOOR_US;
+    double excess = (double) (p->delay - dmin) + TS_TUNING.weight_floor_us;
     return 1.0 / (excess * excess);
 }
 
@@ -286,7 +268,7 @@ static void points_mean(const ticksync_t *self, int64_t *lo, int64_t *dmin, doub
 
 static double clamp_freq(double f)
 {
-    return f > MAX_FREQ ? MAX_FREQ : f < -MAX_FREQ ? -MAX_FREQ : f;
+    return f > TS_TUNING.max_freq ? TS_TUNING.max_freq : f < -TS_TUNING.max_freq ? -TS_TUNING.max_freq : f;
 }
 
 /* The ways' entries from the last server step on (all of them when there
@@ -307,12 +289,12 @@ static bool ways_span(const ticksync_t *self)
 {
     int first, n = ways_since_step(self, &first);
     int64_t t0 = self->ways[first].local, last = self->ways[(first + n - 1 + WAYS_MAX) % WAYS_MAX].local;
-    return n >= WAYS_MIN && last - t0 >= self->cfg.drift_min_span_us;
+    return n >= TS_TUNING.ways_min && last - t0 >= self->cfg.drift_min_span_us;
 }
 
 /* A path's change does not change the clock's rate: the drift known when
  * the path changed counts against the new path's own, each by its error,
- * the carried one's growing by CARRY_WANDER a second (a crystal's rate
+ * the carried one's growing by TS_TUNING.carry_wander a second (a crystal's rate
  * wanders with its temperature) so that the new path's takes over. */
 static double with_carried(const ticksync_t *self, double f, double se, int64_t now)
 {
@@ -320,7 +302,7 @@ static double with_carried(const ticksync_t *self, double f, double se, int64_t 
         return f;
     if (!isfinite(se))
         return self->carry_freq;
-    double carried = hypot(self->carry_se, CARRY_WANDER * (double) (now - self->carry_local) / 1e6);
+    double carried = hypot(self->carry_se, TS_TUNING.carry_wander * (double) (now - self->carry_local) / 1e6);
     double v = se * se, c = carried * carried;
     return (f * c + self->carry_freq * v) / (v + c);
 }
@@ -332,7 +314,7 @@ static double with_carried(const ticksync_t *self, double f, double se, int64_t 
 static void fit_line(ticksync_t *self)
 {
     int n = self->npoints;
-    if (n < FIT_POINTS)
+    if (n < TS_TUNING.fit_points)
         return;
     int64_t lo, dmin, hi = INT64_MIN;
     double mt, mo;
@@ -371,7 +353,7 @@ static void add_point(ticksync_t *self, const sample_t *s)
     int trusted = self->cfg.synced_samples < self->cfg.filter_size ? self->cfg.synced_samples : self->cfg.filter_size;
     double spread = filter_spread(self);
     if (self->filter.n < trusted
-        || (double) (s->delay - filter_min_delay(self)) > (spread > DEV_FLOOR_US ? spread : DEV_FLOOR_US))
+        || (double) (s->delay - filter_min_delay(self)) > (spread > TS_TUNING.dev_floor_us ? spread : TS_TUNING.dev_floor_us))
         return;
     self->points[self->points_next] = *s;
     self->points_next = (self->points_next + 1) % self->cfg.drift_points;
@@ -383,11 +365,11 @@ static void add_point(ticksync_t *self, const sample_t *s)
 /* The drift from the long history's blocks, as slope_from_ways takes it
  * from the ways, with its error: *slope and *err. False while there are
  * too few blocks, or where a bend shows over them (their halves' drifts
- * apart by more than BEND_US over the span and by more than BEND_Z of
+ * apart by more than TS_TUNING.bend_us over the span and by more than TS_TUNING.bend_z of
  * their errors): a rate that changes is the ways' window's to follow. */
 static bool long_slope(const ticksync_t *self, double *slope, double *err)
 {
-    if (self->nblocks < BLOCKS_MIN)
+    if (self->nblocks < TS_TUNING.blocks_min)
         return false;
     int first = self->nblocks < BLOCKS_MAX ? 0 : self->blocks_next, n = self->nblocks;
     const block_t *oldest = &self->blocks[first];
@@ -407,9 +389,9 @@ static bool long_slope(const ticksync_t *self, double *slope, double *err)
     double newer = (ts_fit_chord(tu + mid, yu + mid, n - mid, &e3)
                     - ts_fit_chord(td + mid, yd + mid, n - mid, &e4)) / 2;
     double halves_se = hypot(hypot(e1, e2), hypot(e3, e4)) / 2;
-    if (fabs(newer - older) * span / 4 > BEND_US && fabs(newer - older) > BEND_Z * halves_se)
+    if (fabs(newer - older) * span / 4 > TS_TUNING.bend_us && fabs(newer - older) > TS_TUNING.bend_z * halves_se)
         return false;
-    if (ts_fit_too_few_runs(tu, yu, n, RUNS_Z) || ts_fit_too_few_runs(td, yd, n, RUNS_Z))
+    if (ts_fit_too_few_runs(tu, yu, n, TS_TUNING.runs_z) || ts_fit_too_few_runs(td, yd, n, TS_TUNING.runs_z))
         return false;   /* a curve the halves do not show (a sinusoid's over about a period) */
     double eu, ed;
     double su = ts_fit_chord(tu, yu, n, &eu), sd = ts_fit_chord(td, yd, n, &ed);
@@ -439,9 +421,9 @@ static void slope_from_ways(ticksync_t *self)
     /* A drift that changes bends the edges: the slopes of their older and
      * newer halves differ by about the bend's curvature times half the
      * span, and a line over the whole span misses the bend by a quarter of
-     * that times the span. While that is more than BEND_US, only the newer
+     * that times the span. While that is more than TS_TUNING.bend_us, only the newer
      * half is used, for the drift and for the level, as long as it spans
-     * BEND_MIN_SPANS / 2 drift_min_spans: a line over 40 s misses a bend
+     * TS_TUNING.bend_min_spans / 2 drift_min_spans: a line over 40 s misses a bend
      * of 0.3 ppm a second by 40 us, where chords over 20 s are off by 5-25
      * ppm under 2 ms of jitter. bend_us is the kept window's. */
     int from = 0;
@@ -451,7 +433,7 @@ static void slope_from_ways(ticksync_t *self)
      * the halves' joined, or the newer half's once the window is it */
     ts_fit_hull_t hu, hd, ou, od, nu, nd;
     bool hulls = false;
-    while (n - from >= 2 * WAYS_MIN && t[n - 1] - t[from] >= 2 * dms) {
+    while (n - from >= 2 * TS_TUNING.ways_min && t[n - 1] - t[from] >= 2 * dms) {
         int mid = from + (n - from) / 2;
         ts_fit_hull(t, up, from, mid, &ou);
         ts_fit_hull(t, down, from, mid, &od);
@@ -460,8 +442,8 @@ static void slope_from_ways(ticksync_t *self)
         double older = (ts_fit_hull_slope(t, up, &ou) - ts_fit_hull_slope(t, down, &od)) / 2;
         double newer = (ts_fit_hull_slope(t, up, &nu) - ts_fit_hull_slope(t, down, &nd)) / 2;
         self->bend_us = fabs(newer - older) * (t[n - 1] - t[from]) / 4;
-        if (self->bend_us <= BEND_US || fabs(newer - older) <= BEND_Z * self->freq_se
-            || t[n - 1] - t[from] < BEND_MIN_SPANS * dms) {
+        if (self->bend_us <= TS_TUNING.bend_us || fabs(newer - older) <= TS_TUNING.bend_z * self->freq_se
+            || t[n - 1] - t[from] < TS_TUNING.bend_min_spans * dms) {
             ts_fit_hull_join(t, up, &ou, &nu, &hu);
             ts_fit_hull_join(t, down, &od, &nd, &hd);
             hulls = true;
@@ -481,7 +463,7 @@ static void slope_from_ways(ticksync_t *self)
     int m = n - from;
     double eu, ed, su = ts_fit_chord_of(t, up, from, n, &hu, &eu), sd = ts_fit_chord_of(t, down, from, n, &hd, &ed);
     double spu = ts_fit_spread(tf, uf, m, su), spd = ts_fit_spread(tf, df, m, sd);
-    if (spu <= UNEVEN * spd && spd <= UNEVEN * spu) {
+    if (spu <= TS_TUNING.uneven * spd && spd <= TS_TUNING.uneven * spu) {
         /* Alike: each way counts the same, and the drift's error for the
          * level is the points' line's, which keeps a drift that noise may
          * have made from tilting it. The chords' own error, or how far the
@@ -510,7 +492,7 @@ static void slope_from_ways(ticksync_t *self)
 /* The drift's error, the one figure everything that uses the drift takes
  * (the level weighing it, the expected error, a path reset carrying it):
  * the ways' chord's when it gives the drift from uneven ways, else the
- * points' line's, but for alike ways no more than ALIKE_K times their
+ * points' line's, but for alike ways no more than TS_TUNING.alike_k times their
  * chords' own error. The chords' stated error is their typical size, not
  * a bound (test_fit: |error| / stated p90 4.2), so it is not taken as is;
  * and the points' line alone, which near-minimum points under a wide
@@ -521,7 +503,7 @@ static void slope_from_ways(ticksync_t *self)
 static double drift_error(const ticksync_t *self)
 {
     double se = isfinite(self->chord_se) ? self->chord_se : self->freq_se;
-    return isfinite(self->alike_se) ? fmin(se, ALIKE_K * self->alike_se) : se;
+    return isfinite(self->alike_se) ? fmin(se, TS_TUNING.alike_k * self->alike_se) : se;
 }
 
 /* The line's level from each way's least measurement, apart: queueing only
@@ -541,18 +523,18 @@ static void level_from_ways(ticksync_t *self)
      * below, nearly whole above (with f^2 / (f^2 + (z se)^2) a clear drift
      * of 20 ppm at 3 ppm of error was used at 92 %, and the minima fell
      * behind by 8 % of the drift over their age) */
-    double se = drift_error(self), f2 = self->freq * self->freq, se2 = FREQ_Z * FREQ_Z * se * se;
+    double se = drift_error(self), f2 = self->freq * self->freq, se2 = TS_TUNING.freq_z * TS_TUNING.freq_z * se * se;
     double slope = self->freq_known && f2 + se2 > 0 ? self->freq * f2 * f2 / (f2 * f2 + se2 * se2) : 0;
     /* after a server step, the older ways (moved by the step's estimate)
-     * serve until WAYS_MIN newer ones are in */
-    double ups[TS_FIT_EDGE_K] = { 0 }, downs[TS_FIT_EDGE_K] = { 0 };   /* n is at least WAYS_MIN: filled */
+     * serve until TS_TUNING.ways_min newer ones are in */
+    double ups[TS_FIT_EDGE_K] = { 0 }, downs[TS_FIT_EDGE_K] = { 0 };   /* n is at least TS_TUNING.ways_min: filled */
     int nup = 0, ndown = 0;
     int first, n = ways_since_step(self, &first);
-    if (n < WAYS_MIN) {
+    if (n < TS_TUNING.ways_min) {
         n = self->nways;
         first = n < WAYS_MAX ? 0 : self->ways_next;
     }
-    while (n > WAYS_MIN && self->ways[first].local < self->bend_since) {   /* before a bend */
+    while (n > TS_TUNING.ways_min && self->ways[first].local < self->bend_since) {   /* before a bend */
         first = (first + 1) % WAYS_MAX;
         n--;
     }
@@ -578,14 +560,14 @@ static void level_from_ways(ticksync_t *self)
 }
 
 /* The estimate's level, from one source: each way's least measurement
- * once there are WAYS_MIN samples; before, the points' weighted mean
+ * once there are TS_TUNING.ways_min samples; before, the points' weighted mean
  * (which averages the asymmetric part of near-best samples' jitter away)
- * once there are FIT_POINTS; before that, the chosen sample alone. */
+ * once there are TS_TUNING.fit_points; before that, the chosen sample alone. */
 static void update_level(ticksync_t *self)
 {
-    if (self->nways >= WAYS_MIN) {
+    if (self->nways >= TS_TUNING.ways_min) {
         level_from_ways(self);
-    } else if (self->npoints >= FIT_POINTS) {
+    } else if (self->npoints >= TS_TUNING.fit_points) {
         int64_t lo, dmin;
         double mt, mo;
         points_mean(self, &lo, &dmin, &mt, &mo);
@@ -729,25 +711,25 @@ static void move_history(ticksync_t *self, double step, int64_t at)
 
 /* How far above the filter's least delay a sample's is rejected as an
  * outlier (chrony's maxdelaydevratio over the filter's spread, at least
- * DEV_FLOOR_US); none before the filter has 4 samples. */
+ * TS_TUNING.dev_floor_us); none before the filter has 4 samples. */
 static double dev_limit(const ticksync_t *self)
 {
-    return ts_filter_outlier_limit(&self->filter, self->cfg.max_delay_dev_ratio, DEV_FLOOR_US);
+    return ts_filter_outlier_limit(&self->filter, self->cfg.max_delay_dev_ratio, TS_TUNING.dev_floor_us);
 }
 
-/* The level's expected error: EXPECT_K spacings of each way's least
+/* The level's expected error: TS_TUNING.expect_k spacings of each way's least
  * measurements, the two ways weighed as up_fraction splits the offset
  * (ticksync_expected_error says why). Needs the edges. */
 static double level_error(const ticksync_t *self)
 {
     double f = self->cfg.up_fraction;
-    return EXPECT_K * hypot((1 - f) * self->gap_up, f * self->gap_down);
+    return TS_TUNING.expect_k * hypot((1 - f) * self->gap_up, f * self->gap_down);
 }
 
 /* Whether the model predicted an accepted sample, for the interval
  * (polling.h): neither of its one-way measurements is below its way's edge,
  * as the model puts the edge at the sample's time, by more than the
- * level's expected error (EXPECT_K spacings of the ways' least
+ * level's expected error (TS_TUNING.expect_k spacings of the ways' least
  * measurements, as ticksync_expected_error has it). Queueing only ever
  * adds, so a measurement below an edge is the model's error, not noise:
  * the edge moved (a changing rate, a step, a new path) where the model
@@ -910,7 +892,7 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
     double carried = c->offset + self->freq * (double) (local - c->local);   /* the chosen sample, carried */
     double shown = self->shown ? self->shown_offset : target_offset(self, local);
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;   /* a server step not yet confirmed */
-    return (int64_t) ceil(up * (double) c->delay + age * (self->freq_known ? PHI_KNOWN : PHI_UNKNOWN)
+    return (int64_t) ceil(up * (double) c->delay + age * (self->freq_known ? TS_TUNING.phi_known : TS_TUNING.phi_unknown)
                           + fabs(shown - carried) + suspect);
 }
 
@@ -919,7 +901,7 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
  * wider the bound is the tighter true statement, at full coverage):
  *   - the level is off by the least queueing each way met, about the
  *     spacing of its least measurements (an exponential's bottom is under
- *     three of them 95 % of the time; EXPECT_K allows for two ways and a
+ *     three of them 95 % of the time; TS_TUNING.expect_k allows for two ways and a
  *     spacing read off five);
  *   - the drift's error (drift_error) tilts it over the minima's age and
  *     the time since;
@@ -933,12 +915,12 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
     if (!chosen(self) || !self->edges)
         return ticksync_error_bound(self, local);
     double level = level_error(self);
-    double se = self->freq_known ? drift_error(self) : PHI_UNKNOWN;
-    se = isfinite(se) ? se : PHI_UNKNOWN;
-    double age = (double) self->edge_span / EXPECT_AGE + fabs((double) (local - self->edge_local));
+    double se = self->freq_known ? drift_error(self) : TS_TUNING.phi_unknown;
+    se = isfinite(se) ? se : TS_TUNING.phi_unknown;
+    double age = (double) self->edge_span / TS_TUNING.expect_age + fabs((double) (local - self->edge_local));
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;
-    double expected = ceil(level + FREQ_Z * se * age + BEND_K * self->bend_us + slewing + suspect);
+    double expected = ceil(level + TS_TUNING.freq_z * se * age + TS_TUNING.bend_k * self->bend_us + slewing + suspect);
     int64_t bound = ticksync_error_bound(self, local);
     return expected < (double) bound ? (int64_t) expected : bound;
 }

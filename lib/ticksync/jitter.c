@@ -3,9 +3,7 @@
 
 #include <string.h>
 
-#define JITTER_Q     0.99   /* the jitter is half this quantile of the excesses (bench/RESULTS.md 5b) ... */
-#define JITTER_Q_LOW 0.97   /* ... or of this one, when the tail above it is a separate mode: */
-#define SPIKE_RATIO  3.0    /* the 99th over this many times the 97th */
+#include "tuning.h"
 
 /* Index of the first of the n sorted values not less than v. */
 static int lower_bound(const float *sorted, int n, float v)
@@ -44,7 +42,7 @@ void ts_jitter_add(ts_jitter_t *j, double excess)
      * mode (a radio waking, a handover: hundreds of ms) put the 99th far
      * above, and no lead a game would take beats them: the lead stays at
      * the 97th then. */
-    double high = sorted[(int) (JITTER_Q * (j->n - 1))];
-    double low = sorted[(int) (JITTER_Q_LOW * (j->n - 1))];
-    j->value = (high > SPIKE_RATIO * low ? low : high) / 2;
+    double high = sorted[(int) (TS_TUNING.jitter_q * (j->n - 1))];
+    double low = sorted[(int) (TS_TUNING.jitter_q_low * (j->n - 1))];
+    j->value = (high > TS_TUNING.spike_ratio * low ? low : high) / 2;
 }

@@ -1,6 +1,8 @@
 /* lib/ticksync/polling.c - see polling.h. */
 #include "polling.h"
 
+#include "tuning.h"
+
 void ts_poll_init(ts_poll_t *p, int burst, int64_t burst_interval_us, int64_t interval_us, int64_t interval_max_us,
                   int64_t resume_gap_us)
 {
@@ -34,7 +36,7 @@ void ts_poll_predicted(ts_poll_t *p, bool predicted)
         p->streak = 0;
         return;
     }
-    if (++p->streak < POLL_STREAK)
+    if (++p->streak < TS_TUNING.poll_streak)
         return;
     p->streak = 0;
     int64_t most = p->interval_max_us > p->interval_us ? p->interval_max_us : p->interval_us;
@@ -61,7 +63,7 @@ bool ts_poll_asked(ts_poll_t *p, int64_t local)
 {
     int64_t gap = local - p->asked_local;
     bool resume = false;
-    if (p->asked_local && p->asked_gap > 0 && gap > p->resume_gap_us && gap > 8 * p->asked_gap)
+    if (p->asked_local && p->asked_gap > 0 && gap > p->resume_gap_us && gap > TS_TUNING.resume_ratio * p->asked_gap)
         resume = true;   /* only against a usual gap: a game's first gap is its usual one */
     else if (p->asked_local && gap > 0)
         p->asked_gap = gap;

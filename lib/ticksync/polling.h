@@ -6,7 +6,7 @@
  * embeds; no clock of its own: every time is the caller's local one.
  *
  * The interval adapts, as chrony's polling does: it doubles, up to
- * interval_max_us, after POLL_STREAK samples in a row that the clock's
+ * interval_max_us, after TS_TUNING.poll_streak (tuning.h) samples in a row that the clock's
  * model predicted (each within the model's own expected error), and goes
  * back to interval_us (the floor: the server's sync_interval_ms) at the
  * first it did not, or with a burst. */
@@ -30,7 +30,6 @@ typedef struct {
     int64_t asked_local, asked_gap;   /* when the clock was last asked, and the usual gap */
 } ts_poll_t;
 
-#define POLL_STREAK 4   /* predicted samples in a row before the interval doubles */
 
 /* Starts with a burst, at the floor. interval_max_us below interval_us:
  * interval_us (no adapting). */

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "tuning.h"
+
 void ts_filter_init(ts_filter_t *f, int size)
 {
     f->size = size;
@@ -58,7 +60,7 @@ double ts_filter_spread(const ts_filter_t *f)
 
 double ts_filter_outlier_limit(const ts_filter_t *f, double ratio, double floor)
 {
-    if (f->n < 4)
+    if (f->n < TS_TUNING.spread_min)
         return INFINITY;
     double spread = ts_filter_spread(f);
     return ratio * (spread > floor ? spread : floor);

@@ -35,7 +35,7 @@ int64_t ts_filter_min_delay(const ts_filter_t *f);
 /* The standard deviation of the samples' delays. */
 double ts_filter_spread(const ts_filter_t *f);
 /* How far above the least delay a sample's is an outlier: ratio times the
- * spread, at least ratio times floor; INFINITY before 4 samples. */
+ * spread, at least ratio times floor; INFINITY before TS_TUNING.spread_min (4) samples. */
 double ts_filter_outlier_limit(const ts_filter_t *f, double ratio, double floor);
 /* The server's time stepped by step: every offset kept moves with it. */
 void ts_filter_move(ts_filter_t *f, double step);
