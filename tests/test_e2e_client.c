@@ -57,10 +57,17 @@ static int cmp_double(const void *a, const void *b)
 }
 
 typedef struct {
-    int    reads;
-    double p50_us, p99_us, max_us;
-    int    backwards, uncovered;
+    int     reads;
+    double  p50_us, p99_us, max_us;
+    int     backwards, uncovered;
+    int64_t server_rtt_p50;   /* the server's measured round trip, read each frame: the median */
 } frame_run_t;
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return (x > y) - (x < y);
+}
 
 /* The README's loop: at hz frames a second, one ticksync_client_run(c, 0)
  * and one read of server time, for seconds. Reads from the first synced
@@ -69,8 +76,9 @@ typedef struct {
 static void frame_loop(ticksync_client_t *c, int hz, int seconds, frame_run_t *r)
 {
     static double err[4096];
+    static int64_t rtts[4096];
     int64_t frame_us = 1000000 / hz, next = ticksync_local_us(), synced_at = 0, last = 0;
-    int n = 0, frames = hz * seconds;
+    int n = 0, nrtt = 0, frames = hz * seconds;
     memset(r, 0, sizeof *r);
     for (int f = 0; f < frames; f++) {
         cr_assert_eq(ticksync_client_run(c, 0), 0, "%s", ticksync_client_last_error(c));
@@ -90,6 +98,10 @@ static void frame_loop(ticksync_client_t *c, int hz, int seconds, frame_run_t *r
                         (double) (local - synced_at) / 1e6, e, (long long) bound, (long long) (after - before));
             if (local - synced_at >= 1000000 && n < 4096)
                 err[n++] = fabs(e);
+            int64_t rtt = -1;
+            ticksync_session_server_rtt(ticksync_client_session(c), &rtt, NULL, NULL);
+            if (rtt >= 0 && nrtt < 4096)
+                rtts[nrtt++] = rtt;
         }
         next += frame_us;
         int64_t wait = next - ticksync_local_us();
@@ -102,6 +114,8 @@ static void frame_loop(ticksync_client_t *c, int hz, int seconds, frame_run_t *r
     r->p50_us = err[n / 2];
     r->p99_us = err[(n * 99) / 100];
     r->max_us = err[n - 1];
+    qsort(rtts, (size_t) nrtt, sizeof rtts[0], cmp_i64);
+    r->server_rtt_p50 = nrtt ? rtts[nrtt / 2] : -1;
 }
 
 static void check_frame_loop(uint64_t player, bool udp, bool thread, int hz)
@@ -117,10 +131,11 @@ static void check_frame_loop(uint64_t player, bool udp, bool thread, int hz)
     cr_expect_eq(r.backwards, 0);
     cr_expect_eq(r.uncovered, 0, "the bound covers every read");
     cr_expect_leq(r.p99_us, 500, "p99 %.1f us off the host's clock at %d Hz", r.p99_us, hz);
-    int64_t rtt;
-    ticksync_session_server_rtt(ticksync_client_session(c), &rtt, NULL, NULL);
-    fprintf(stderr, "  the server's last round trip: %lld us\n", (long long) rtt);
-    cr_expect(rtt >= 0 && rtt < 2000, "the server's round trip (%lld us) holds no frame time", (long long) rtt);
+    /* An ACK held to the next frame would put half a frame (8-17 ms) in
+     * the median; a single exchange may take 2 ms on a loaded host. */
+    fprintf(stderr, "  the server's round trip, median over the frames: %lld us\n", (long long) r.server_rtt_p50);
+    cr_expect(r.server_rtt_p50 >= 0 && r.server_rtt_p50 < 2000, "the server's round trip (median %lld us) holds no "
+              "frame time", (long long) r.server_rtt_p50);
     cr_expect_eq(ticksync_client_state(c), TICKSYNC_CLIENT_SYNCED);
     ticksync_client_destroy(&c);
 }

@@ -106,7 +106,7 @@ static void frame_loop(const std::string &gate, uint64_t player, bool thread)
     std::optional<GameClock> game(std::in_place, gate, player);
     if (thread)
         game->client().start();
-    std::vector<int64_t> errors;
+    std::vector<int64_t> errors, rtts;
     int backwards = 0, uncovered = 0;
     micros last{0}, synced_at{0};
     auto next = steady_clock::now();
@@ -125,6 +125,8 @@ static void frame_loop(const std::string &gate, uint64_t player, bool thread)
             uncovered += off > game->client().clock().error_bound(local).count();
             if (local - synced_at >= seconds(1))
                 errors.push_back(off);
+            if (auto rtt = game->client().server_rtt())
+                rtts.push_back(rtt->count());
         }
         next += microseconds(16667);
         std::this_thread::sleep_until(next);
@@ -137,8 +139,11 @@ static void frame_loop(const std::string &gate, uint64_t player, bool thread)
     CHECK(errors.size() > 300, "synced and read each frame (%zu)", errors.size());
     CHECK(p99 >= 0 && p99 <= 500, "p99 within 0.5 ms of the host's clock: %lld us", (long long) p99);
     CHECK(backwards == 0 && uncovered == 0, "never backwards (%d), inside the bound (%d)", backwards, uncovered);
-    auto rtt = game->client().server_rtt();
-    CHECK(rtt.has_value() && *rtt < milliseconds(2), "the server's round trip holds no frame");
+    // an ACK held to the next frame would put half a frame (8-17 ms) in the
+    // median; a single exchange may take 2 ms on a loaded host
+    std::sort(rtts.begin(), rtts.end());
+    int64_t rtt = rtts.empty() ? -1 : rtts[rtts.size() / 2];
+    CHECK(rtt >= 0 && rtt < 2000, "the server's round trip holds no frame (median %lld us)", (long long) rtt);
     ticksync::Clock view = game->client().clock();
     game.reset();
     bool threw = false;

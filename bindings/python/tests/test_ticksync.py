@@ -116,7 +116,7 @@ def test_the_readme_frame_loop_at_60_hz_reads_the_host_clock(thread):
     game = _readme_game_clock()(GATE, 4303 + thread)
     if thread:
         game.game.start()
-    errors, backwards, uncovered, last, synced_at = [], 0, 0, 0, None
+    errors, backwards, uncovered, last, synced_at, rtts = [], 0, 0, 0, None, []
     start = time.monotonic()
     for frame in range(8 * 60):
         r0 = time.time_ns() // 1000
@@ -130,6 +130,8 @@ def test_the_readme_frame_loop_at_60_hz_reads_the_host_clock(thread):
             uncovered += off > game.game.clock.error_bound(local)
             if local - synced_at >= 1000000:
                 errors.append(off)
+            if game.game.server_rtt() is not None:
+                rtts.append(game.game.server_rtt())
         wait = start + (frame + 1) / 60 - time.monotonic()
         if wait > 0:
             time.sleep(wait)
@@ -140,8 +142,11 @@ def test_the_readme_frame_loop_at_60_hz_reads_the_host_clock(thread):
     assert len(errors) > 300
     assert p99 <= 500, "p99 %d us off the host's clock" % p99
     assert backwards == 0 and uncovered == 0
-    rtt = game.game.server_rtt()
-    assert rtt is not None and 0 <= rtt < 2000, "the server's round trip holds no frame: %s" % rtt
+    # an ACK held to the next frame would put half a frame (8-17 ms) in the
+    # median; a single exchange may take 2 ms on a loaded host
+    rtts.sort()
+    rtt = rtts[len(rtts) // 2] if rtts else None
+    assert rtt is not None and 0 <= rtt < 2000, "the server's round trip holds no frame: median %s us" % rtt
     clock = game.game.clock
     game.close()
     for use in (lambda: clock.now(), lambda: clock.error_bound(), lambda: game.game.run(0),

@@ -99,7 +99,8 @@ static class TestClient
         if (thread)
             game.Game.Start();
         var errors = new double[600];
-        int n = 0, backwards = 0, uncovered = 0;
+        var rtts = new long[600];
+        int n = 0, nrtt = 0, backwards = 0, uncovered = 0;
         long last = 0, syncedAt = 0;
         var sw = Stopwatch.StartNew();
         long before = -1;
@@ -120,6 +121,9 @@ static class TestClient
                         before = GC.CollectionCount(0);
                     errors[n++] = off;
                 }
+                long frameRtt;
+                if (game.Game.TryGetServerRtt(out frameRtt) && frameRtt >= 0 && nrtt < rtts.Length)
+                    rtts[nrtt++] = frameRtt;
             }
             long wait = (frame + 1) * 1000 / 60 - sw.ElapsedMilliseconds;
             if (wait > 0)
@@ -134,8 +138,11 @@ static class TestClient
         Check(backwards == 0, "never backwards: " + backwards);
         Check(uncovered == 0, "inside the bound every frame: " + uncovered);
         Check(before >= 0 && GC.CollectionCount(0) == before, "no garbage collected during the loop");
-        long rtt;
-        Check(game.Game.TryGetServerRtt(out rtt) && rtt >= 0 && rtt < 2000, "the server's round trip holds no frame: " + rtt);
+        // an ACK held to the next frame would put half a frame (8-17 ms) in the
+        // median; a single exchange may take 2 ms on a loaded host
+        Array.Sort(rtts, 0, nrtt);
+        long rtt = nrtt > 0 ? rtts[nrtt / 2] : -1;
+        Check(rtt >= 0 && rtt < 2000, "the server's round trip holds no frame: median " + rtt + " us");
         Clock view = game.Game.Clock;
         game.OnDestroy();
         Check(Throws<ObjectDisposedException>(() => view.Now()), "a disposed client's clock view throws");
