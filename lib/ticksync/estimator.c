@@ -678,13 +678,27 @@ static void edge_residuals(const ticksync_t *self, const sample_t *s, double *r_
     *r_down = down - (self->edge_down - self->edge_slope * dt);
 }
 
+static double level_error(const ticksync_t *self);
+
+/* How far below an edge a sample at local must sit to be a server step:
+ * the model's own error of the edges there (the level's, and the drift's
+ * error over the time since the edges' reading, at freq_z), at least
+ * dev_floor_us (a measurement's noise), at most server_step_us. */
+static double step_limit(const ticksync_t *self, int64_t local)
+{
+    double se = self->freq_known ? drift_error(self) : TS_TUNING.max_freq;   /* unknown: any rate a clock may have */
+    se = isfinite(se) ? se : TS_TUNING.max_freq;
+    double model = level_error(self) + TS_TUNING.freq_z * se * fabs((double) (local - self->edge_local));
+    return fmin((double) self->cfg.server_step_us, fmax(model, TS_TUNING.dev_floor_us));
+}
+
 static bool looks_like_step(const ticksync_t *self, const sample_t *s, double *step, double *excess)
 {
     if (!self->edges)
         return false;
     double r_up, r_down;
     edge_residuals(self, s, &r_up, &r_down);
-    double limit = (double) self->cfg.server_step_us;
+    double limit = step_limit(self, s->local);
     if (fmin(r_up, r_down) >= -limit || r_up + r_down < -limit)
         return false;
     *step = (r_up - r_down) / 2;

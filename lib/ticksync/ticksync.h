@@ -60,7 +60,8 @@ typedef struct {
     int     path_change_count;   /* ... in this many samples in a row resets the filter (6) */
     int     synced_samples;      /* accepted samples before the clock counts as synced (4) */
     int64_t server_step_us;      /* a sample this far below one way's lower edge, its round trip as usual, is
-                                    the server's time stepping (2 in a row with one size: the step) (4000) */
+                                    the server's time stepping (2 in a row with one size: the step); less far
+                                    once the model's own error of the edges is less, down to 0.5 ms (4000) */
     int64_t resume_gap_us;       /* ticksync_now asked after this long, and 8 times its usual gap, is a
                                     resume (2000000) */
     int64_t interval_max_us;     /* the interval doubles up to this while the clock predicts each sample, and
