@@ -102,11 +102,6 @@ Test(fit, order_statistics)
     cr_assert(isinf(ts_fit_spacing(least, 1)), "one value has no spacing");
     const double close[] = { 5, 5.1, 5.2 };
     cr_assert_float_eq(ts_fit_spacing(close, 3), 1, 1e-12, "at least 1 µs: the clocks' resolution");
-    const double sorted[] = { 1, 2, 2, 4 };
-    cr_assert_eq(ts_fit_lower_bound(sorted, 4, 2), 1);
-    cr_assert_eq(ts_fit_lower_bound(sorted, 4, 3), 3);
-    cr_assert_eq(ts_fit_lower_bound(sorted, 4, 9), 4);
-    cr_assert_eq(ts_fit_lower_bound(sorted, 0, 9), 0);
 }
 
 Test(fit, two_alike_ways_err_by_their_chords_or_their_disagreement)

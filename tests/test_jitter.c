@@ -40,3 +40,15 @@ Test(jitter, the_window_forgets_and_negatives_count_as_none, .init = setup)
     for (int i = 0; i < TS_JITTER_N; i++)
         cr_assert(j.sorted[i] >= 0 && (i == 0 || j.sorted[i] >= j.sorted[i - 1]), "kept sorted");
 }
+
+/* Excesses are whole µs kept in floats: exact up to TS_JITTER_MAX_US, and
+ * held at it past (a round trip the estimator takes is far less). */
+Test(jitter, excesses_are_kept_whole_and_held_at_the_most, .init = setup)
+{
+    ts_jitter_add(&j, 16777215);
+    ts_jitter_add(&j, 1e12);
+    ts_jitter_add(&j, 3);
+    cr_assert_eq(j.sorted[0], 3.0f);
+    cr_assert_eq(j.sorted[1], 16777215.0f, "whole up to 2^24");
+    cr_assert_eq(j.sorted[2], (float) TS_JITTER_MAX_US, "held at the most");
+}

@@ -150,21 +150,6 @@ double ts_fit_alike_error(double su, double eu, double sd, double ed)
     return fmax(hypot(eu, ed) / 2, fabs(su + sd) / 2);
 }
 
-/* Index of the first of the n sorted values not less than v. */
-int ts_fit_lower_bound(const double *sorted, int n, double v)
-{
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (sorted[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-
 bool ts_fit_too_few_runs(const double *t, const double *y, int n, double z)
 {
     if (n < 8)

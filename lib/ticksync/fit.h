@@ -1,6 +1,6 @@
 /* lib/ticksync/fit.h - the estimator's numerics, on arrays: lower edges,
- * their chords and noise, a way's spread, order statistics. No
- * ticksync_t and no state, so each is tested on arrays of points
+ * their chords and noise, a way's spread, order statistics, the runs
+ * test. No ticksync_t and no state, so each is tested on arrays of points
  * (tests/test_fit.c), as chrony keeps regress.c apart from a source's
  * samples (sourcestats.c).
  *
@@ -71,7 +71,5 @@ static inline void ts_fit_keep_least(double *least, int *k, double r)
  * the spacing of the order statistics at the bottom, 1 / (n × the density
  * there), about how far the least sits above the true edge. */
 double ts_fit_spacing(const double *least, int k);
-/* Index of the first of the n sorted values not less than v. */
-int ts_fit_lower_bound(const double *sorted, int n, double v);
 
 #endif
