@@ -416,7 +416,7 @@ static double learner_now(const learner_t *l, double local)
  * exchanges an hour and the share of frames its bound covered. */
 typedef struct {
     double p99[ALGOS];
-    double exchanges_h, bound_held;
+    double exchanges_h, bound_held, expected_held;
     long   backwards;
 } result_t;
 
@@ -573,6 +573,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
     }
     res->exchanges_h = (double) exchanges / hours;
     res->bound_held = ls.frames ? ls.bound_held / ls.frames : 0;
+    res->expected_held = ls.frames ? ls.expected_held / ls.frames : 0;
     res->backwards = sc[LIB].backwards;
     if (out)
         print_lib_line(t, lib, &ls, res, out);
@@ -672,6 +673,8 @@ static int run_draws(int n, bool list)
     double *to_oracle = calloc((size_t) n, sizeof *to_oracle), *to_learn = calloc((size_t) n, sizeof *to_learn);
     double *steady = calloc((size_t) n, sizeof *steady), *changing = calloc((size_t) n, sizeof *changing);
     double *per_hour = calloc((size_t) n, sizeof *per_hour), *bound = calloc((size_t) n, sizeof *bound);
+    double *expected = calloc((size_t) n, sizeof *expected);   /* on paths whose asymmetry libticksync knows */
+    size_t nexpected = 0;
     size_t nsteady = 0, nchanging = 0, beaten = 0, beaten_by[SEEDS] = { 0 }, below_floor = 0;
     size_t with[4] = { 0 }, beaten_with[4] = { 0 };   /* draws with a step, a route change, spikes, a changing rate */
     long backwards = 0;
@@ -702,6 +705,8 @@ static int run_draws(int n, bool list)
             changing[nchanging++] = to_oracle[k];
         per_hour[k] = res.exchanges_h;
         bound[k] = 100 * res.bound_held;
+        if (t.up_ms == t.down_ms && t.up_queue_ms == 0 && (t.change_at_s == 0 || t.up2_ms == t.down2_ms))
+            expected[nexpected++] = 100 * res.expected_held;   /* told up_fraction 0.5, and it is so */
         if (k == 0 || bound[k] < least_bound) {
             least_bound = bound[k];
             snprintf(least_bound_what, sizeof least_bound_what, "draw %d (%.255s)", k, what);
@@ -754,6 +759,11 @@ static int run_draws(int n, bool list)
            "draw: %s); %ld frames went backwards.\nWorst against the learning oracle: %s.\n",
            quantile(per_hour, (size_t) n, 0.5), quantile(bound, (size_t) n, 0.5), bound[0], least_bound_what,
            backwards, worst_what);
+    qsort(expected, nexpected, sizeof *expected, cmp_double);
+    printf("Its expected error covers, on the %zu draws of a symmetric path (the asymmetry it is told is so): "
+           "%.2f%% of frames (median), %.2f%% (p10), %.2f%% (worst); the aim is 93-97%%.\n", nexpected,
+           quantile(expected, nexpected, 0.5), quantile(expected, nexpected, 0.1), nexpected ? expected[0] : 0.0);
+    free(expected);
     free(to_oracle);
     free(to_learn);
     free(steady);
