@@ -94,8 +94,9 @@ static void frame_loop(ticksync_client_t *c, int hz, int seconds, frame_run_t *r
             double e = (double) now - (double) (before + after) / 2;
             int64_t bound = ticksync_error_bound(clock, local);
             if (fabs(e) > (double) bound + (double) (after - before) / 2 && r->uncovered++ < 3)
-                fprintf(stderr, "  outside the bound %.3f s after sync: %+.1f us off, bound %lld us, read took %lld us\n",
-                        (double) (local - synced_at) / 1e6, e, (long long) bound, (long long) (after - before));
+                fprintf(stderr, "  outside the bound %.3f s after sync: %+.1f us off, bound %lld us, "
+                        "read took %lld us\n", (double) (local - synced_at) / 1e6, e, (long long) bound,
+                        (long long) (after - before));
             if (local - synced_at >= 1000000 && n < 4096)
                 err[n++] = fabs(e);
             int64_t rtt = -1;

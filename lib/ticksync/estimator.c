@@ -353,7 +353,7 @@ static void add_point(ticksync_t *self, const sample_t *s)
     int trusted = self->cfg.synced_samples < self->cfg.filter_size ? self->cfg.synced_samples : self->cfg.filter_size;
     double spread = filter_spread(self);
     if (self->filter.n < trusted
-        || (double) (s->delay - filter_min_delay(self)) > (spread > TS_TUNING.dev_floor_us ? spread : TS_TUNING.dev_floor_us))
+        || (double) (s->delay - filter_min_delay(self)) > fmax(spread, TS_TUNING.dev_floor_us))
         return;
     self->points[self->points_next] = *s;
     self->points_next = (self->points_next + 1) % self->cfg.drift_points;
@@ -678,16 +678,31 @@ static void edge_residuals(const ticksync_t *self, const sample_t *s, double *r_
     *r_down = down - (self->edge_down - self->edge_slope * dt);
 }
 
-static double level_error(const ticksync_t *self);
+/* The level's expected error: TS_TUNING.expect_k spacings of each way's least
+ * measurements, the two ways weighed as up_fraction splits the offset
+ * (ticksync_expected_error says why). Needs the edges. */
+static double level_error(const ticksync_t *self)
+{
+    double f = self->cfg.up_fraction;
+    return TS_TUNING.expect_k * hypot((1 - f) * self->gap_up, f * self->gap_down);
+}
+
+/* drift_error once the drift is known and a source states one, else
+ * unknown. */
+static double known_drift_error(const ticksync_t *self, double unknown)
+{
+    double se = self->freq_known ? drift_error(self) : unknown;
+    return isfinite(se) ? se : unknown;
+}
 
 /* How far below an edge a sample at local must sit to be a server step:
  * the model's own error of the edges there (the level's, and the drift's
- * error over the time since the edges' reading, at freq_z), at least
- * dev_floor_us (a measurement's noise), at most server_step_us. */
+ * error over the time since the edges' reading, at freq_z; with the drift
+ * unknown, any rate a clock may have), at least dev_floor_us (a
+ * measurement's noise), at most server_step_us. */
 static double step_limit(const ticksync_t *self, int64_t local)
 {
-    double se = self->freq_known ? drift_error(self) : TS_TUNING.max_freq;   /* unknown: any rate a clock may have */
-    se = isfinite(se) ? se : TS_TUNING.max_freq;
+    double se = known_drift_error(self, TS_TUNING.max_freq);
     double model = level_error(self) + TS_TUNING.freq_z * se * fabs((double) (local - self->edge_local));
     return fmin((double) self->cfg.server_step_us, fmax(model, TS_TUNING.dev_floor_us));
 }
@@ -729,15 +744,6 @@ static void move_history(ticksync_t *self, double step, int64_t at)
 static double dev_limit(const ticksync_t *self)
 {
     return ts_filter_outlier_limit(&self->filter, self->cfg.max_delay_dev_ratio, TS_TUNING.dev_floor_us);
-}
-
-/* The level's expected error: TS_TUNING.expect_k spacings of each way's least
- * measurements, the two ways weighed as up_fraction splits the offset
- * (ticksync_expected_error says why). Needs the edges. */
-static double level_error(const ticksync_t *self)
-{
-    double f = self->cfg.up_fraction;
-    return TS_TUNING.expect_k * hypot((1 - f) * self->gap_up, f * self->gap_down);
 }
 
 /* Whether the model predicted an accepted sample, for the interval
@@ -906,8 +912,8 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
     double carried = c->offset + self->freq * (double) (local - c->local);   /* the chosen sample, carried */
     double shown = self->shown ? self->shown_offset : target_offset(self, local);
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;   /* a server step not yet confirmed */
-    return (int64_t) ceil(up * (double) c->delay + age * (self->freq_known ? TS_TUNING.phi_known : TS_TUNING.phi_unknown)
-                          + fabs(shown - carried) + suspect);
+    double phi = self->freq_known ? TS_TUNING.phi_known : TS_TUNING.phi_unknown;
+    return (int64_t) ceil(up * (double) c->delay + age * phi + fabs(shown - carried) + suspect);
 }
 
 /* From what the estimator knows (and never more than the bound: the
@@ -929,8 +935,7 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
     if (!chosen(self) || !self->edges)
         return ticksync_error_bound(self, local);
     double level = level_error(self);
-    double se = self->freq_known ? drift_error(self) : TS_TUNING.phi_unknown;
-    se = isfinite(se) ? se : TS_TUNING.phi_unknown;
+    double se = known_drift_error(self, TS_TUNING.phi_unknown);
     double age = (double) self->edge_span / TS_TUNING.expect_age + fabs((double) (local - self->edge_local));
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;

@@ -96,10 +96,9 @@ for (let last = Date.now(), end = performance.now() + 500; turns < 200 && perfor
 bias = turns ? bias / turns : 0;
 const host = () => page() - bias;
 // the reference is read from the page's coarsened clock too: its bracket
-// may be off by the clock's grain (the least step it takes) each side
+// may be off by the clock's grain each side, as the library measured it
+// (the module the demo page imported, the same instance)
 let grain = Infinity;
-for (let a = performance.now(), t = a, n = 0; n < 8 && t - a < 20; t = performance.now())
-  if (t > a) { grain = Math.min(grain, t - a); a = t; n++; }
 const offs = [], bounds = [], outside = [];
 let last = 0, backwards = 0, uncovered = 0, start = performance.now();
 function frame() {
@@ -115,7 +114,7 @@ function frame() {
   done({ n: offs.length, span_ms: performance.now() - start, p50: q(offs, 0.5), p99: q(offs, 0.99),
          max: q(offs, 1), bound_p50: q(bounds, 0.5), backwards, uncovered, outside, grain, bias });
 }
-requestAnimationFrame(frame);
+import('../ticksync.mjs').then((m) => { grain = m.clockGrainMs(); requestAnimationFrame(frame); });
 """
 
 
