@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jitter.h"
+#include "tuning.h"
 
 static ts_jitter_t j;
 
@@ -33,22 +34,62 @@ Test(jitter, the_window_forgets_and_negatives_count_as_none, .init = setup)
 {
     for (int i = 0; i < TS_JITTER_N; i++)
         ts_jitter_add(&j, 5000);
-    cr_assert_float_eq(j.value, 2500, 1e-9);
+    cr_assert_float_eq(j.value, 2500, 2500.0 / 4096, "5 ms, coded above 4,095 µs: %g", j.value);
     for (int i = 0; i < TS_JITTER_N; i++)
         ts_jitter_add(&j, i % 2 ? -300 : 40);
     cr_assert_float_eq(j.value, 20, 1e-9, "the 5 ms excesses are gone, the negatives are 0: %g", j.value);
-    for (int i = 0; i < TS_JITTER_N; i++)
-        cr_assert(j.sorted[i] >= 0 && (i == 0 || j.sorted[i] >= j.sorted[i - 1]), "kept sorted");
 }
 
-/* Excesses are whole µs kept in floats: exact up to TS_JITTER_MAX_US, and
- * held at it past (a round trip the estimator takes is far less). */
-Test(jitter, excesses_are_kept_whole_and_held_at_the_most, .init = setup)
+/* Excesses are kept in 16 bits: whole µs exact up to 4,095, within 1/4096
+ * above, in the same order, and held at TS_JITTER_MAX_US (a round trip
+ * the estimator takes is far less). */
+Test(jitter, excesses_are_coded_in_order_exact_where_small)
 {
-    ts_jitter_add(&j, 16777215);
-    ts_jitter_add(&j, 1e12);
-    ts_jitter_add(&j, 3);
-    cr_assert_eq(j.sorted[0], 3.0f);
-    cr_assert_eq(j.sorted[1], 16777215.0f, "whole up to 2^24");
-    cr_assert_eq(j.sorted[2], (float) TS_JITTER_MAX_US, "held at the most");
+    for (int e = 0; e < 4096; e++)
+        cr_assert_eq(ts_jitter_decode(ts_jitter_code(e)), e, "exact: %d", e);
+    uint16_t last = ts_jitter_code(4095);
+    for (double e = 4096; e <= TS_JITTER_MAX_US; e = e * 1.0007 + 1) {
+        uint16_t c = ts_jitter_code(e);
+        cr_assert(c >= last, "in order at %.0f", e);
+        last = c;
+        double back = ts_jitter_decode(c), rel = fabs(back - round(e)) / e;
+        cr_assert(rel <= 1.0 / 4096, "%.0f comes back as %.1f", e, back);
+    }
+    cr_assert_eq(ts_jitter_code(1e12), ts_jitter_code(TS_JITTER_MAX_US), "held at the most");
+    cr_assert_eq(ts_jitter_code(-300), 0, "a negative excess is none");
+}
+
+Test(jitter, a_large_excess_reads_back_within_its_code, .init = setup)
+{
+    for (int i = 0; i < TS_JITTER_N; i++)
+        ts_jitter_add(&j, 200000);   /* a steady 200 ms */
+    cr_assert(fabs(j.value - 100000) <= 100000.0 / 4096, "half of 200 ms: %g", j.value);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+/* The few largest are picked again only when one of them comes or goes:
+ * at every exchange of a long heavy-tailed run with spikes, the jitter is
+ * what sorting the window's coded excesses says. */
+Test(jitter, the_same_as_sorting_the_window_at_every_exchange, .init = setup)
+{
+    static double ring[TS_JITTER_N], sorted[TS_JITTER_N];
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 6000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double u = (double) (x >> 11) / 9007199254740992.0;
+        double e = i % 97 == 0 ? 300000 * u : floor(200 / pow(1 - u, 0.7) - 200);   /* Pareto-like, and spikes */
+        ts_jitter_add(&j, e);
+        ring[i % TS_JITTER_N] = ts_jitter_decode(ts_jitter_code(e));
+        int n = i + 1 < TS_JITTER_N ? i + 1 : TS_JITTER_N;
+        memcpy(sorted, ring, sizeof sorted);
+        qsort(sorted, (size_t) n, sizeof *sorted, by_value);
+        double high = sorted[(int) (TS_TUNING.jitter_q * (n - 1))], low = sorted[(int) (TS_TUNING.jitter_q_low * (n - 1))];
+        double want = (high > TS_TUNING.spike_ratio * low ? low : high) / 2;
+        cr_assert_eq(j.value, want, "exchange %d: %g, sorting says %g", i, j.value, want);
+    }
 }

@@ -1,48 +1,74 @@
 /* lib/ticksync/jitter.c - see jitter.h. */
 #include "jitter.h"
 
-#include <string.h>
+#include <math.h>
+#include <stdbool.h>
 
 #include "tuning.h"
 
-/* Index of the first of the n sorted values not less than v. */
-static int lower_bound(const float *sorted, int n, float v)
+#define EXACT 4096   /* codes below this are the excess itself */
+#define HALF  2048   /* above, a code is 12 bits (HALF..EXACT-1) shifted left by its scale */
+
+uint16_t ts_jitter_code(double excess)
 {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (sorted[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
+    uint32_t e = excess <= 0 ? 0 : excess < TS_JITTER_MAX_US ? (uint32_t) llround(excess) : TS_JITTER_MAX_US;
+    if (e < EXACT)
+        return (uint16_t) e;
+    int scale = 1;
+    while ((e >> scale) >= EXACT)
+        scale++;
+    return (uint16_t) (EXACT + (scale - 1) * HALF + ((e >> scale) - HALF));
+}
+
+double ts_jitter_decode(uint16_t code)
+{
+    if (code < EXACT)
+        return code;
+    int scale = (code - EXACT) / HALF + 1;
+    double low = (double) ((uint32_t) ((code - EXACT) % HALF + HALF) << scale);
+    return low + (double) ((1u << scale) - 1) / 2;
+}
+
+/* The top[0..k) are the k largest codes of the ring, largest first. */
+static void largest(const ts_jitter_t *j, uint16_t *top, int k)
+{
+    int have = 0;
+    for (int i = 0; i < j->n; i++) {
+        uint16_t c = j->code[i];
+        if (have == k && c <= top[k - 1])
+            continue;
+        int at = have < k ? have++ : k - 1;
+        while (at > 0 && top[at - 1] < c) {
+            top[at] = top[at - 1];
+            at--;
+        }
+        top[at] = c;
     }
-    return lo;
 }
 
 void ts_jitter_add(ts_jitter_t *j, double excess)
 {
-    /* whole µs, exact in a float up to 2^24 (16.7 s, past any round trip
-     * the estimator takes) */
-    float e = excess <= 0 ? 0 : excess < TS_JITTER_MAX_US ? (float) excess : (float) TS_JITTER_MAX_US;
-    float *sorted = j->sorted;
-    if (j->n == TS_JITTER_N) {   /* the oldest leaves the sorted copy */
-        int at = lower_bound(sorted, j->n, j->excess[j->next]);
-        memmove(sorted + at, sorted + at + 1, (size_t) (j->n - at - 1) * sizeof *sorted);
-        j->n--;
-    }
-    int at = lower_bound(sorted, j->n, e);
-    memmove(sorted + at + 1, sorted + at, (size_t) (j->n - at) * sizeof *sorted);
-    sorted[at] = e;
-    j->n++;
-    j->excess[j->next] = e;
+    uint16_t c = ts_jitter_code(excess), gone = j->code[j->next];
+    bool full = j->n == TS_JITTER_N;
+    j->code[j->next] = c;
     j->next = (j->next + 1) % TS_JITTER_N;
+    if (!full)
+        j->n++;
+    else if (c < j->least_top && gone < j->least_top)
+        return;   /* the largest are the same ones */
+    /* the quantile q of n values in order is the (n - 1 - q (n - 1))-th
+     * from the top (0: the largest) */
+    int from_high = j->n - 1 - (int) (TS_TUNING.jitter_q * (j->n - 1));
+    int from_low = j->n - 1 - (int) (TS_TUNING.jitter_q_low * (j->n - 1));
+    uint16_t top[TS_JITTER_N];
+    largest(j, top, from_low + 1);
     /* Queueing's tail is one with the bulk: its 99th percentile sits within
      * about twice the 97th (heavy-tailed, lognormal, a congested uplink),
      * and a lead at the 99th buys the last points. Spikes of a separate
      * mode (a radio waking, a handover: hundreds of ms) put the 99th far
      * above, and no lead a game would take beats them: the lead stays at
      * the 97th then. */
-    double high = sorted[(int) (TS_TUNING.jitter_q * (j->n - 1))];
-    double low = sorted[(int) (TS_TUNING.jitter_q_low * (j->n - 1))];
+    j->least_top = top[from_low];
+    double high = ts_jitter_decode(top[from_high]), low = ts_jitter_decode(top[from_low]);
     j->value = (high > TS_TUNING.spike_ratio * low ? low : high) / 2;
 }

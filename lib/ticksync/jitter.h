@@ -2,23 +2,33 @@
  * round trips' excess over the least one, over the last TS_JITTER_N
  * exchanges, and half a high quantile of it, the timeline's unit of
  * margin (margin 2 covers about that much of one way's queueing). A value
- * type the estimator embeds; the excesses are kept sorted as they come and
- * go, a binary search and a memmove an exchange. */
+ * type the estimator embeds: the excesses are kept in 16 bits each, and the
+ * few largest, which the quantiles are, picked from them again (one pass)
+ * when one of them comes or goes: 1 KiB a clock, where a sorted copy of
+ * floats took 4. */
 #ifndef TICKSYNC_JITTER_H
 #define TICKSYNC_JITTER_H
 
+#include <stdint.h>
+
 #define TS_JITTER_N      512        /* round trips whose excess sets the jitter */
-#define TS_JITTER_MAX_US 16777216   /* 2^24 µs: an excess is kept whole in a float up to this, and held at it past */
+#define TS_JITTER_MAX_US 16777215   /* an excess is held at this (16.8 s, past any round trip the estimator takes) */
 
 typedef struct {
-    float  excess[TS_JITTER_N];   /* ring: the last excesses, whole µs (4 KiB a clock, where doubles took 8) */
-    float  sorted[TS_JITTER_N];   /* the same values in order */
-    int    n, next;
-    double value;                 /* the jitter: half a quantile of them */
+    uint16_t code[TS_JITTER_N];   /* ring: the last excesses, as ts_jitter_code has them */
+    int      n, next;
+    uint16_t least_top;           /* the least of the few largest: a code below it that comes or goes moves nothing */
+    double   value;               /* the jitter: half a quantile of them */
 } ts_jitter_t;
 
-/* One more round trip's excess over the least, in whole µs (a negative
- * one counts as 0).
+/* An excess (µs) in 16 bits, in the same order: whole µs exact up to
+ * 4,095, and above that the leading 12 bits (within 1/4096 of it). */
+uint16_t ts_jitter_code(double excess);
+/* The excess a code stands for (the middle of those it holds). */
+double ts_jitter_decode(uint16_t code);
+
+/* One more round trip's excess over the least, in µs (a negative one
+ * counts as 0).
  * The jitter is then half the 99th percentile of the last TS_JITTER_N, or
  * half the 97th where the 99th is over 3 times it: a separate mode of
  * spikes (a radio waking, a handover) that no lead a game would take
