@@ -387,6 +387,36 @@ Test(estimator, a_steady_drift_is_read_off_the_long_history)
     check_drift_read(p, 8, 1500, 900, 0.1e-6, 50);
 }
 
+/* The rings keep 32-bit figures against an origin that moves on
+ * (estimator.c): a server counting µs since 1970 (1.7e15 against a
+ * monotonic clock, which a float holds to 134 s) reads as one counting
+ * from 0 does, and a session of 8 hours at an exchange every 20 s, whose
+ * origin moves some 30 times and whose oldest entries are forgotten,
+ * keeps its drift and its error. */
+Test(estimator, a_server_s_epoch_and_hours_at_a_long_interval_are_held)
+{
+    result_t r[2];
+    for (int k = 0; k < 2; k++) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = { .rng = 21, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .drift = 30e-6,
+                     .clock_offset = 5, .server_us = k ? 1.75e15 : 0 };
+        run(ts, &p, 1200, 60, &r[k], NULL);
+        ticksync_destroy(&ts);
+    }
+    cr_assert_leq(fabs(p99(&r[0]) - p99(&r[1])), 2, "p99 %.1f us from 0, %.1f us from 1970", p99(&r[0]), p99(&r[1]));
+    cr_assert_leq(fabs(r[0].max_err - r[1].max_err), 2, "max %.1f, %.1f us", r[0].max_err, r[1].max_err);
+
+    ticksync_t *ts = clock_with(20000000, 0.5);
+    path_t p = { .rng = 22, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .drift = 30e-6,
+                 .clock_offset = 5, .server_us = 1.75e15 };
+    run(ts, &p, 8 * 3600, 3600, &r[0], NULL);
+    cr_assert_lt(fabs(ticksync_frequency(ts) - 30e-6), 0.5e-6, "frequency %.2f ppm", ticksync_frequency(ts) * 1e6);
+    cr_assert_lt(p99(&r[0]), 100, "p99 %.1f us over hours 1-8 (25 when written)", p99(&r[0]));
+    cr_assert(r[0].bound_held);
+    cr_assert_eq(r[0].backwards, 0);
+    ticksync_destroy(&ts);
+}
+
 /* ---- the rest of the contract ------------------------------------------------ */
 
 /* The server's time steps by step_us at 100 s (its host's clock was set,

@@ -65,14 +65,36 @@
 #define BLOCK_SIZE 8     /* accepted samples a block of the long history sums up */
 #define BLOCKS_MAX 128   /* blocks kept: the long history, 1024 samples */
 
+#define ORIGIN_MOVE  (INT32_MAX - (INT64_C(1) << 27))   /* µs (34 minutes): a sample this far after the origin moves it, */
+#define ORIGIN_AHEAD (INT64_C(1) << 30)                 /* to this far before the sample (18 minutes) */
+#define OLDEST       INT32_MIN                          /* a ring's entry older than this against it is forgotten */
+
 typedef ts_sample_t sample_t;
+
+/* The rings hold 32-bit figures: a time as µs from the clock's origin
+ * (origin_local), an offset as a float from the origin's offset
+ * (origin_offset). The server's time against a monotonic clock is some
+ * 1.7e15 µs, which a float holds to 134 s (2^27 µs); from the
+ * origin what is left is a delay and the drift since, held to a small
+ * fraction of a µs. The origin is the first sample of a history; it moves
+ * on as samples come (follow_origin), and a server step moves its offset
+ * (move_history). The rings keep 54 minutes at least: the long history at
+ * an interval of up to 3 s (17 minutes at the default 1 s). */
+
+/* A point: an accepted sample near the least delay. */
+typedef struct {
+    int32_t local;
+    float   offset;
+    int32_t delay;
+} point_t;
 
 /* An accepted sample's two one-way measurements, the offset inside each:
  * up = t2 - t1 (offset + the way up), down = t4 - t3 (the way down -
- * offset). */
+ * offset); against the origin, up - origin_offset and down +
+ * origin_offset. */
 typedef struct {
-    int64_t local;
-    double  up, down;
+    int32_t local;
+    float   up, down;
 } ways_t;
 
 /* Each way's least measurement of BLOCK_SIZE accepted samples (least
@@ -80,14 +102,16 @@ typedef struct {
  * each way's lower edge BLOCKS_MAX x BLOCK_SIZE samples long, for the
  * drift where it does not change. */
 typedef struct {
-    int64_t t_up, t_down;
-    double  up, down;
+    int32_t t_up, t_down;
+    float   up, down;
 } block_t;
 
 struct ticksync_t {
     ticksync_config_t cfg;
     ts_filter_t filter;                     /* the last accepted samples */
-    sample_t points[TICKSYNC_POINTS_MAX];   /* ring of chosen samples, for the drift */
+    int64_t  origin_local;                  /* the rings' times are µs from this, */
+    double   origin_offset;                 /* and their offsets from this */
+    point_t  points[TICKSYNC_POINTS_MAX];   /* ring of points, for the drift */
     int      npoints, points_next;
     ways_t   ways[WAYS_MAX];                /* ring of accepted samples' one-way measurements */
     int      nways, ways_next;
@@ -236,30 +260,58 @@ static double filter_spread(const ticksync_t *self)
     return ts_filter_spread(&self->filter);
 }
 
+/* The ring offset of the oldest of n entries written before next, in a
+ * ring of size. */
+static int ring_first(int next, int n, int size)
+{
+    return (next - n + size) % size;
+}
+
+/* A time kept in a ring, as local time. */
+static int64_t local_of(const ticksync_t *self, int32_t t)
+{
+    return self->origin_local + t;
+}
+
+/* The earlier of a block's two times. */
+static int32_t block_time(const block_t *b)
+{
+    return b->t_up < b->t_down ? b->t_up : b->t_down;
+}
+
+/* The i-th oldest point. */
+static const point_t *point_at(const ticksync_t *self, int i)
+{
+    int size = self->cfg.drift_points;
+    return &self->points[(ring_first(self->points_next, self->npoints, size) + i) % size];
+}
+
 /* A point's offset is wrong by at most half its delay's excess over the
  * least delay seen: the less excess, the more weight. */
-static double point_weight(const sample_t *p, int64_t dmin)
+static double point_weight(const point_t *p, int64_t dmin)
 {
     double excess = (double) (p->delay - dmin) + TS_TUNING.weight_floor_us;
     return 1.0 / (excess * excess);
 }
 
 /* The points' weighted means: local time (from lo, the earliest) and
- * offset, each point weighted by point_weight; *dmin is their least delay. */
+ * offset (from the origin's), each point weighted by point_weight; *dmin
+ * is their least delay. */
 static void points_mean(const ticksync_t *self, int64_t *lo, int64_t *dmin, double *mt, double *mo)
 {
     *lo = INT64_MAX;
     *dmin = INT64_MAX;
     for (int i = 0; i < self->npoints; i++) {
-        *lo = self->points[i].local < *lo ? self->points[i].local : *lo;
-        *dmin = self->points[i].delay < *dmin ? self->points[i].delay : *dmin;
+        const point_t *p = point_at(self, i);
+        *lo = local_of(self, p->local) < *lo ? local_of(self, p->local) : *lo;
+        *dmin = p->delay < *dmin ? p->delay : *dmin;
     }
     double sw = 0, t = 0, o = 0;
     for (int i = 0; i < self->npoints; i++) {
-        const sample_t *p = &self->points[i];
+        const point_t *p = point_at(self, i);
         double w = point_weight(p, *dmin);
         sw += w;
-        t += w * (double) (p->local - *lo);
+        t += w * (double) (local_of(self, p->local) - *lo);
         o += w * p->offset;
     }
     *mt = t / sw;
@@ -276,8 +328,8 @@ static double clamp_freq(double f)
  * offset of the first. */
 static int ways_since_step(const ticksync_t *self, int *first)
 {
-    int n = self->nways, start = n < WAYS_MAX ? 0 : self->ways_next, skip = 0;
-    while (skip < n && self->ways[(start + skip) % WAYS_MAX].local < self->since)
+    int n = self->nways, start = ring_first(self->ways_next, n, WAYS_MAX), skip = 0;
+    while (skip < n && local_of(self, self->ways[(start + skip) % WAYS_MAX].local) < self->since)
         skip++;
     *first = (start + skip) % WAYS_MAX;
     return n - skip;
@@ -288,7 +340,8 @@ static int ways_since_step(const ticksync_t *self, int *first)
 static bool ways_span(const ticksync_t *self)
 {
     int first, n = ways_since_step(self, &first);
-    int64_t t0 = self->ways[first].local, last = self->ways[(first + n - 1 + WAYS_MAX) % WAYS_MAX].local;
+    int64_t t0 = local_of(self, self->ways[first].local);
+    int64_t last = local_of(self, self->ways[(first + n - 1 + WAYS_MAX) % WAYS_MAX].local);
     return n >= TS_TUNING.ways_min && last - t0 >= self->cfg.drift_min_span_us;
 }
 
@@ -320,13 +373,13 @@ static void fit_line(ticksync_t *self)
     double mt, mo;
     points_mean(self, &lo, &dmin, &mt, &mo);
     for (int i = 0; i < n; i++)
-        hi = self->points[i].local > hi ? self->points[i].local : hi;
+        hi = local_of(self, point_at(self, i)->local) > hi ? local_of(self, point_at(self, i)->local) : hi;
     if (hi - lo < self->cfg.drift_min_span_us)
         return;
     double stt = 0, sto = 0;
     for (int i = 0; i < n; i++) {
-        const sample_t *p = &self->points[i];
-        double w = point_weight(p, dmin), dt = (double) (p->local - lo) - mt;
+        const point_t *p = point_at(self, i);
+        double w = point_weight(p, dmin), dt = (double) (local_of(self, p->local) - lo) - mt;
         stt += w * dt * dt;
         sto += w * dt * (p->offset - mo);
     }
@@ -334,8 +387,8 @@ static void fit_line(ticksync_t *self)
         return;
     double f = sto / stt, rss = 0;
     for (int i = 0; i < n; i++) {
-        const sample_t *p = &self->points[i];
-        double r = p->offset - mo - f * ((double) (p->local - lo) - mt);
+        const point_t *p = point_at(self, i);
+        double r = p->offset - mo - f * ((double) (local_of(self, p->local) - lo) - mt);
         rss += point_weight(p, dmin) * r * r;
     }
     self->freq_se = n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY;
@@ -355,7 +408,9 @@ static void add_point(ticksync_t *self, const sample_t *s)
     if (self->filter.n < trusted
         || (double) (s->delay - filter_min_delay(self)) > fmax(spread, TS_TUNING.dev_floor_us))
         return;
-    self->points[self->points_next] = *s;
+    self->points[self->points_next] = (point_t) { .local = (int32_t) (s->local - self->origin_local),
+                                                   .offset = (float) (s->offset - self->origin_offset),
+                                                   .delay = (int32_t) s->delay };
     self->points_next = (self->points_next + 1) % self->cfg.drift_points;
     if (self->npoints < self->cfg.drift_points)
         self->npoints++;
@@ -371,15 +426,15 @@ static bool long_slope(const ticksync_t *self, double *slope, double *err)
 {
     if (self->nblocks < TS_TUNING.blocks_min)
         return false;
-    int first = self->nblocks < BLOCKS_MAX ? 0 : self->blocks_next, n = self->nblocks;
+    int first = ring_first(self->blocks_next, self->nblocks, BLOCKS_MAX), n = self->nblocks;
     const block_t *oldest = &self->blocks[first];
-    int64_t t0 = oldest->t_up < oldest->t_down ? oldest->t_up : oldest->t_down;
+    int64_t t0 = block_time(oldest);
     double tu[BLOCKS_MAX], yu[BLOCKS_MAX], td[BLOCKS_MAX], yd[BLOCKS_MAX];
     for (int i = 0; i < n; i++) {
         const block_t *b = &self->blocks[(first + i) % BLOCKS_MAX];
-        tu[i] = (double) (b->t_up - t0);
+        tu[i] = (double) ((int64_t) b->t_up - t0);
         yu[i] = b->up;
-        td[i] = (double) (b->t_down - t0);
+        td[i] = (double) ((int64_t) b->t_down - t0);
         yd[i] = b->down;
     }
     double span = fmax(tu[n - 1], td[n - 1]);
@@ -410,11 +465,11 @@ static void slope_from_ways(ticksync_t *self)
     if (!self->freq_known || !ways_span(self))
         return;
     int first, n = ways_since_step(self, &first);
-    int64_t t0 = self->ways[first].local;
+    int64_t t0 = local_of(self, self->ways[first].local);
     double t[WAYS_MAX], up[WAYS_MAX], down[WAYS_MAX];
     for (int i = 0; i < n; i++) {
         const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
-        t[i] = (double) (w->local - t0);
+        t[i] = (double) (local_of(self, w->local) - t0);
         up[i] = w->up;
         down[i] = w->down;
     }
@@ -458,7 +513,7 @@ static void slope_from_ways(ticksync_t *self)
         ts_fit_hull(t, up, from, n, &hu);
         ts_fit_hull(t, down, from, n, &hd);
     }
-    self->bend_since = self->ways[(first + from) % WAYS_MAX].local;
+    self->bend_since = local_of(self, self->ways[(first + from) % WAYS_MAX].local);
     double *tf = t + from, *uf = up + from, *df = down + from;
     int m = n - from;
     double eu, ed, su = ts_fit_chord_of(t, up, from, n, &hu, &eu), sd = ts_fit_chord_of(t, down, from, n, &hd, &ed);
@@ -516,7 +571,7 @@ static double drift_error(const ticksync_t *self)
  * difference of two queueings met together. */
 static void level_from_ways(ticksync_t *self)
 {
-    int64_t ref = self->ways[(self->ways_next + WAYS_MAX - 1) % WAYS_MAX].local;
+    int64_t ref = local_of(self, self->ways[(self->ways_next + WAYS_MAX - 1) % WAYS_MAX].local);
     /* a slope not yet told from noise would tilt the minima by its noise
      * times their age: it counts by how far it stands out of its error,
      * f^4 / (f^4 + (z se)^4): half at z standard errors, as good as none
@@ -532,19 +587,19 @@ static void level_from_ways(ticksync_t *self)
     int first, n = ways_since_step(self, &first);
     if (n < TS_TUNING.ways_min) {
         n = self->nways;
-        first = n < WAYS_MAX ? 0 : self->ways_next;
+        first = ring_first(self->ways_next, n, WAYS_MAX);
     }
-    while (n > TS_TUNING.ways_min && self->ways[first].local < self->bend_since) {   /* before a bend */
+    while (n > TS_TUNING.ways_min && local_of(self, self->ways[first].local) < self->bend_since) {   /* before a bend */
         first = (first + 1) % WAYS_MAX;
         n--;
     }
     for (int i = 0; i < n; i++) {
         const ways_t *w = &self->ways[(first + i) % WAYS_MAX];
-        double along = slope * (double) (ref - w->local);
+        double along = slope * (double) (ref - local_of(self, w->local));
         ts_fit_keep_least(ups, &nup, w->up + along);
         ts_fit_keep_least(downs, &ndown, w->down - along);
     }
-    double up = ups[0], down = downs[0];
+    double up = ups[0] + self->origin_offset, down = downs[0] - self->origin_offset;
     double f = self->cfg.up_fraction;
     self->fit_local = ref;
     self->fit_offset = (1 - f) * up - f * down;
@@ -555,7 +610,7 @@ static void level_from_ways(ticksync_t *self)
     self->edge_slope = slope;
     self->gap_up = ts_fit_spacing(ups, nup);
     self->gap_down = ts_fit_spacing(downs, ndown);
-    self->edge_span = ref - self->ways[first].local;
+    self->edge_span = ref - local_of(self, self->ways[first].local);
     self->edges = true;
 }
 
@@ -572,7 +627,7 @@ static void update_level(ticksync_t *self)
         double mt, mo;
         points_mean(self, &lo, &dmin, &mt, &mo);
         self->fit_local = lo + (int64_t) llround(mt);
-        self->fit_offset = mo;
+        self->fit_offset = mo + self->origin_offset;
         self->fitted = true;
     } else {
         self->fitted = false;
@@ -588,11 +643,11 @@ static void add_block(ticksync_t *self, const ways_t *w)
     if (self->open_count == 0) {
         *b = (block_t) { .t_up = w->local, .up = w->up, .t_down = w->local, .down = w->down };
     } else {
-        if (w->up - s * (double) (w->local - b->t_up) < b->up) {
+        if (w->up - s * (double) ((int64_t) w->local - b->t_up) < b->up) {
             b->up = w->up;
             b->t_up = w->local;
         }
-        if (w->down + s * (double) (w->local - b->t_down) < b->down) {
+        if (w->down + s * (double) ((int64_t) w->local - b->t_down) < b->down) {
             b->down = w->down;
             b->t_down = w->local;
         }
@@ -615,9 +670,10 @@ static void clear_blocks(ticksync_t *self)
 
 static void add_ways(ticksync_t *self, const sample_t *s)
 {
-    double f = self->cfg.up_fraction;
-    self->ways[self->ways_next] = (ways_t) { .local = s->local, .up = s->offset + f * (double) s->delay,
-                                             .down = (1 - f) * (double) s->delay - s->offset };
+    double f = self->cfg.up_fraction, offset = s->offset - self->origin_offset;
+    self->ways[self->ways_next] = (ways_t) { .local = (int32_t) (s->local - self->origin_local),
+                                             .up = (float) (offset + f * (double) s->delay),
+                                             .down = (float) ((1 - f) * (double) s->delay - offset) };
     add_block(self, &self->ways[self->ways_next]);
     self->ways_next = (self->ways_next + 1) % WAYS_MAX;
     if (self->nways < WAYS_MAX)
@@ -654,8 +710,63 @@ static void note_excess(ticksync_t *self, int64_t delay)
         ts_jitter_add(&self->jitter, (double) (delay - filter_min_delay(self)));
 }
 
+/* Moves a kept time and offsets dt and doff back, to a new origin. */
+static void shift(int32_t *t, float *up, float *down, int64_t dt, double doff)
+{
+    *t = (int32_t) (*t - dt);
+    *up = (float) (*up - doff);
+    *down = (float) (*down + doff);
+}
+
+/* The rings' origin is a history's first sample (every ring empty); once
+ * a sample is ORIGIN_MOVE after it, it moves to ORIGIN_AHEAD before the
+ * sample, and what is then older than OLDEST against it is forgotten, from
+ * each ring's oldest on: 54 minutes and more are kept. */
+static void follow_origin(ticksync_t *self, const sample_t *s)
+{
+    if (self->nways == 0 && self->npoints == 0 && self->nblocks == 0 && self->open_count == 0) {
+        self->origin_local = s->local;
+        self->origin_offset = s->offset;
+        return;
+    }
+    if (s->local - self->origin_local < ORIGIN_MOVE)
+        return;
+    int64_t dt = s->local - ORIGIN_AHEAD - self->origin_local;
+    double doff = s->offset - self->origin_offset;
+    self->origin_local += dt;
+    self->origin_offset = s->offset;
+    int first = ring_first(self->ways_next, self->nways, WAYS_MAX);
+    for (; self->nways > 0 && self->ways[first].local - dt < OLDEST; self->nways--)
+        first = (first + 1) % WAYS_MAX;
+    for (int i = 0; i < self->nways; i++) {
+        ways_t *w = &self->ways[(first + i) % WAYS_MAX];
+        shift(&w->local, &w->up, &w->down, dt, doff);
+    }
+    int size = self->cfg.drift_points;
+    first = ring_first(self->points_next, self->npoints, size);
+    for (; self->npoints > 0 && self->points[first].local - dt < OLDEST; self->npoints--)
+        first = (first + 1) % size;
+    for (int i = 0; i < self->npoints; i++) {
+        point_t *p = &self->points[(first + i) % size];
+        float none = 0;
+        shift(&p->local, &p->offset, &none, dt, doff);
+    }
+    first = ring_first(self->blocks_next, self->nblocks, BLOCKS_MAX);
+    for (; self->nblocks > 0 && block_time(&self->blocks[first]) - dt < OLDEST; self->nblocks--)
+        first = (first + 1) % BLOCKS_MAX;
+    if (self->open_count > 0 && block_time(&self->open_block) - dt < OLDEST)
+        self->open_count = 0;
+    for (int i = 0; i < self->nblocks + (self->open_count > 0); i++) {
+        block_t *b = i < self->nblocks ? &self->blocks[(first + i) % BLOCKS_MAX] : &self->open_block;
+        int32_t t_down = b->t_down;
+        shift(&b->t_up, &b->up, &b->down, dt, doff);
+        b->t_down = (int32_t) (t_down - dt);
+    }
+}
+
 static void admit(ticksync_t *self, const sample_t *s)
 {
+    follow_origin(self, s);
     ts_filter_add(&self->filter, s);
     add_ways(self, s);
     add_point(self, s);
@@ -727,12 +838,7 @@ static bool looks_like_step(const ticksync_t *self, const sample_t *s, double *s
 static void move_history(ticksync_t *self, double step, int64_t at)
 {
     ts_filter_move(&self->filter, step);
-    for (int i = 0; i < self->npoints; i++)
-        self->points[i].offset += step;
-    for (int i = 0; i < self->nways; i++) {
-        self->ways[i].up += step;
-        self->ways[i].down -= step;
-    }
+    self->origin_offset += step;   /* the points' offsets, up and down - and + step */
     clear_blocks(self);   /* the step's estimate is off by a sample's queueing */
     self->since = at;
     self->stats.server_steps++;
