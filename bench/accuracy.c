@@ -763,6 +763,15 @@ static int run_draws(int n, bool list)
     printf("Its expected error covers, on the %zu draws of a symmetric path (the asymmetry it is told is so): "
            "%.2f%% of frames (median), %.2f%% (p10), %.2f%% (worst); the aim is 93-97%%.\n", nexpected,
            quantile(expected, nexpected, 0.5), quantile(expected, nexpected, 0.1), nexpected ? expected[0] : 0.0);
+    size_t under = 0, over = 0;
+    for (size_t i = 0; i < nexpected; i++) {
+        under += expected[i] < 93;
+        over += expected[i] > 97;
+    }
+    printf("Of those draws, %zu (%.0f%%) under 93%%, %zu (%.0f%%) within the aim, %zu (%.0f%%) over 97%%.\n", under,
+           100.0 * (double) under / (double) (nexpected ? nexpected : 1), nexpected - under - over,
+           100.0 * (double) (nexpected - under - over) / (double) (nexpected ? nexpected : 1), over,
+           100.0 * (double) over / (double) (nexpected ? nexpected : 1));
     free(expected);
     free(to_oracle);
     free(to_learn);
