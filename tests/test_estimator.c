@@ -340,6 +340,37 @@ Test(estimator, a_route_change_between_the_outlier_limit_and_path_change_is_foll
     ticksync_destroy(&ts);
 }
 
+static void up_shorter_down_longer_at_60s(double t, path_t *p)
+{
+    if (t >= 60e6) {   /* a new route: 30 ms less up, 10 ms more down (the round trip 20 ms shorter) */
+        p->up_us = 50000;
+        p->down_us = 50000;
+    }
+}
+
+/* A new route whose round trip is shorter, one way shorter and the other
+ * longer: no rise, and no step (the two ways do not move by the same
+ * amount). Its first sample is the shorter way's new edge at once, and
+ * the longer way's edge, which only a lower measurement moves, stayed on
+ * the old route for the whole window, the level 5 ms off it for 192 s
+ * (off by the old route's asymmetry and the new one's mixed); a second
+ * sample shorter than the edges allow starts the path over. The new path
+ * is symmetric, so the clock is right once on it. */
+Test(estimator, a_shorter_route_with_one_way_longer_is_followed)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    path_t p = { .rng = 6, .up_us = 80000, .down_us = 40000, .jitter_us = 1000, .clock_offset = 1000 };
+    result_t r;
+    run(ts, &p, 180, 70, &r, up_shorter_down_longer_at_60s);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.path_resets, 1, "the new route is a new path");
+    cr_assert_lt(r.max_err, 1000, "on the new route's samples from 10 s after it: %.0f us", r.max_err);
+    cr_assert(r.bound_held);
+    cr_assert_eq(r.backwards, 0);
+    ticksync_destroy(&ts);
+}
+
 /* 50 ppm, then both ways 25 ms longer at 300 s: the path changed, the
  * clock's rate did not. The path callback notes the drift the estimator
  * holds every second after the change. */

@@ -140,6 +140,7 @@ struct ticksync_t {
     int64_t  edge_span;                     /* how far back the ways that gave the edges go */
     bool     edges;
     bool     suspect;                       /* a sample below a way's edge waits for a second one */
+    bool     suspect_shorter;               /* ... below both, as a shorter route would put it (else a step) */
     sample_t suspect_sample;
     double   suspect_step, suspect_excess;
     int64_t  since;                         /* the last server step's local time: older ways are
@@ -818,6 +819,28 @@ static double step_limit(const ticksync_t *self, int64_t local)
     return fmin((double) self->cfg.server_step_us, fmax(model, TS_TUNING.dev_floor_us));
 }
 
+/* Whether s's round trip is shorter than the ways' edges put together by
+ * more than the model's error of them (step_limit). */
+static bool looks_shorter(const ticksync_t *self, const sample_t *s)
+{
+    if (!self->edges)
+        return false;
+    double r_up, r_down;
+    edge_residuals(self, s, &r_up, &r_down);
+    return r_up + r_down < -step_limit(self, s->local);
+}
+
+/* s waits for a second sample: a step of step (its queueing excess), or a
+ * shorter route. */
+static void hold(ticksync_t *self, const sample_t *s, double step, double excess, bool shorter)
+{
+    self->suspect = true;
+    self->suspect_shorter = shorter;
+    self->suspect_sample = *s;
+    self->suspect_step = step;
+    self->suspect_excess = excess;
+}
+
 static bool looks_like_step(const ticksync_t *self, const sample_t *s, double *step, double *excess)
 {
     if (!self->edges)
@@ -911,7 +934,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
          * queueing over the two edges (its excess): two readings of one
          * step differ by no more than server_step_us and that */
         double agree = (double) self->cfg.server_step_us + (fmax(excess, 0) + fmax(self->suspect_excess, 0)) / 2;
-        if (self->suspect && fabs(step - self->suspect_step) <= agree) {
+        if (self->suspect && !self->suspect_shorter && fabs(step - self->suspect_step) <= agree) {
             sample_t first = self->suspect_sample;
             bool second_better = excess < self->suspect_excess;
             self->suspect = false;
@@ -922,10 +945,28 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
         }
         if (self->suspect)   /* two different moves: the older was no step */
             admit(self, &self->suspect_sample);
-        self->suspect = true;
-        self->suspect_sample = s;
-        self->suspect_step = step;
-        self->suspect_excess = excess;
+        hold(self, &s, step, excess, false);
+        return TICKSYNC_ACCEPTED;
+    }
+    /* A round trip shorter than the ways' edges allow, which queueing (it
+     * only adds) cannot give, in two samples in a row, is a shorter route,
+     * and the path starts over as for a longer one. Each way's time changes
+     * apart: a way grown longer keeps its edge, which only a lower
+     * measurement moves, on the old route for the whole window, and even
+     * where both are shorter the ways' lines jump at the change, which the
+     * drift's chords would span (draw 199 of seed 12345 took both ways'
+     * new edges at once and still lagged the oracle by 5 ms). */
+    if (looks_shorter(self, &s)) {
+        if (self->suspect && self->suspect_shorter) {
+            sample_t first = self->suspect_sample;
+            reset_filter(self, first.local);
+            admit(self, &first);
+            admit(self, &s);
+            return TICKSYNC_ACCEPTED;
+        }
+        if (self->suspect)
+            admit(self, &self->suspect_sample);
+        hold(self, &s, 0, 0, true);
         return TICKSYNC_ACCEPTED;
     }
     if (self->suspect) {   /* one sample alone: no step */
