@@ -65,6 +65,7 @@
 #define BLOCK_SIZE 8     /* accepted samples a block of the long history sums up */
 #define BLOCKS_MAX 128   /* blocks kept: the long history, 1024 samples */
 
+#define TURN_EVERY 4   /* samples between looks for a turn in the whole window */
 #define ORIGIN_MOVE  (INT32_MAX - (INT64_C(1) << 27))   /* µs (34 minutes): a sample this far after the origin moves it, */
 #define ORIGIN_AHEAD (INT64_C(1) << 30)                 /* to this far before the sample (18 minutes) */
 #define OLDEST       INT32_MIN                          /* a ring's entry older than this against it is forgotten */
@@ -146,6 +147,8 @@ struct ticksync_t {
     int64_t  since;                         /* the last server step's local time: older ways are
                                                moved by it, and left out once newer ones suffice */
     int64_t  bend_since;                    /* older ways are left out: the drift has changed since */
+    double   turn;                          /* the whole window's turn, as last looked for (turn_in_middle) */
+    unsigned turn_looked;                   /* samples the whole window's turn was wanted at */
     ts_poll_t poll;                         /* when to ask next */
     bool     shown;                         /* the slewed offset the game sees */
     int64_t  shown_local;
@@ -456,6 +459,46 @@ static bool long_slope(const ticksync_t *self, double *slope, double *err)
     return true;
 }
 
+/* Whether a window spanning span whose halves' drifts are apart by apart
+ * is bent: the line over it misses the bend by more than bend_us, the
+ * halves differ by more than bend_z of the drift's noise, and the window
+ * spans bend_min_spans drift_min_spans, so that its newer half is kept. */
+static bool bent(const ticksync_t *self, double apart, double span)
+{
+    return apart * span / 4 > TS_TUNING.bend_us && apart > TS_TUNING.bend_z * self->freq_se
+           && span >= TS_TUNING.bend_min_spans * (double) self->cfg.drift_min_span_us;
+}
+
+/* A rate's turn (its most or least) in the middle of the window [from, n)
+ * leaves the two halves' drifts (older, newer; hulls ou, od, nu, nd) alike,
+ * and a line over the window then misses the turn as a bend of the same
+ * size would. The middle half's drift against the halves' mean, doubled,
+ * is the change a bend between the halves would have: returned (as its
+ * size) where it would bend the window and stands out of the chords' own
+ * errors by bend_z of chord_k times them (a chord's stated error is its
+ * typical one: test_fit), else 0. */
+static double turn_in_middle(const ticksync_t *self, const double *t, const double *up, const double *down,
+                             int from, int n, const ts_fit_hull_t *const halves[4], double older, double newer)
+{
+    int mid = from + (n - from) / 2, q1 = from + (n - from) / 4, q3 = from + 3 * (n - from) / 4;
+    ts_fit_hull_t mu, md;
+    ts_fit_hull(t, up, q1, q3, &mu);
+    ts_fit_hull(t, down, q1, q3, &md);
+    double middle = (ts_fit_hull_slope(t, up, &mu) - ts_fit_hull_slope(t, down, &md)) / 2;
+    double turn = fabs(2 * (middle - (older + newer) / 2));
+    if (turn <= fabs(newer - older) || !bent(self, turn, t[n - 1] - t[from]))
+        return 0;
+    double e1, e2, e3, e4, e5, e6;
+    ts_fit_chord_of(t, up, q1, q3, &mu, &e5);
+    ts_fit_chord_of(t, down, q1, q3, &md, &e6);
+    ts_fit_chord_of(t, up, from, mid, halves[0], &e1);
+    ts_fit_chord_of(t, down, from, mid, halves[1], &e2);
+    ts_fit_chord_of(t, up, mid, n, halves[2], &e3);
+    ts_fit_chord_of(t, down, mid, n, halves[3], &e4);
+    double se = hypot(hypot(e5, e6) / 2, hypot(hypot(e1, e2), hypot(e3, e4)) / 4);
+    return turn > TS_TUNING.bend_z * TS_TUNING.chord_k * se ? turn : 0;
+}
+
 /* The drift from the ways' lower edges, once they span drift_min_span and
  * the points' line has a standard error too: the way up rises by it and
  * the way down falls by it, so each way gives it apart and the two are
@@ -497,9 +540,22 @@ static void slope_from_ways(ticksync_t *self)
         ts_fit_hull(t, down, mid, n, &nd);
         double older = (ts_fit_hull_slope(t, up, &ou) - ts_fit_hull_slope(t, down, &od)) / 2;
         double newer = (ts_fit_hull_slope(t, up, &nu) - ts_fit_hull_slope(t, down, &nd)) / 2;
-        self->bend_us = fabs(newer - older) * (t[n - 1] - t[from]) / 4;
-        if (self->bend_us <= TS_TUNING.bend_us || fabs(newer - older) <= TS_TUNING.bend_z * self->freq_se
-            || t[n - 1] - t[from] < TS_TUNING.bend_min_spans * dms) {
+        double span = t[n - 1] - t[from], apart = fabs(newer - older);
+        if (!bent(self, apart, span) && span >= TS_TUNING.bend_min_spans * dms) {
+            /* the whole window's turn is looked for every TURN_EVERY
+             * samples (it moves by a few samples' worth between), a
+             * halved one's each time */
+            const ts_fit_hull_t *halves[4] = { &ou, &od, &nu, &nd };
+            if (from > 0)
+                apart = fmax(apart, turn_in_middle(self, t, up, down, from, n, halves, older, newer));
+            else {
+                if (self->turn_looked++ % TURN_EVERY == 0)
+                    self->turn = turn_in_middle(self, t, up, down, from, n, halves, older, newer);
+                apart = fmax(apart, self->turn);
+            }
+        }
+        self->bend_us = apart * span / 4;
+        if (!bent(self, apart, span)) {
             ts_fit_hull_join(t, up, &ou, &nu, &hu);
             ts_fit_hull_join(t, down, &od, &nd, &hd);
             hulls = true;
@@ -695,6 +751,8 @@ static void reset_filter(ticksync_t *self, int64_t local)
     clear_blocks(self);
     self->edges = self->suspect = false;
     self->since = self->bend_since = INT64_MIN;
+    self->turn = 0;
+    self->turn_looked = 0;   /* looked for at the next sample */
     self->fitted = false;
     self->rises = 0;
     ts_poll_burst(&self->poll);
@@ -863,6 +921,7 @@ static void move_history(ticksync_t *self, double step, int64_t at)
     ts_filter_move(&self->filter, step);
     self->origin_offset += step;   /* the points' offsets, up and down - and + step */
     clear_blocks(self);   /* the step's estimate is off by a sample's queueing */
+    self->turn_looked = 0;
     self->since = at;
     self->stats.server_steps++;
 }

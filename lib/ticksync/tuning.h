@@ -30,6 +30,7 @@ typedef struct {
     double bend_us;           /* a bend the ways' window line misses by more than this halves the window ... */
     double bend_z;            /* ... if its halves' slopes differ by more than this many standard errors ... */
     double bend_min_spans;    /* ... and the window spans this many drift_min_spans */
+    double chord_k;           /* a chord's stated error times this is a large one (a turn in the window's middle) */
     double runs_z;            /* the long history's runs test, one-sided */
     int    blocks_min;        /* long-history blocks before it gives the drift */
     /* the expected error */
@@ -61,6 +62,7 @@ static const ts_tuning_t TS_TUNING = {
     .bend_us = 100.0,
     .bend_z = 10.0,
     .bend_min_spans = 4.0,
+    .chord_k = 4.2,
     .runs_z = 2.33,
     .blocks_min = 32,
     .expect_k = 5.0,
