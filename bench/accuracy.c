@@ -666,7 +666,8 @@ static void print_ratios(const char *what, double *v, size_t n)
            n ? v[n - 1] : 0);
 }
 
-static int draw_only = -1;   /* --draw K: run draw K alone, with its table */
+static int draw_only = -1;            /* --draw K: run draw K alone, with its table */
+static const char *csv_dir = NULL;   /* --csv DIR: each run's error over time, one point a second */
 
 static int run_draws(int n, bool list)
 {
@@ -691,7 +692,16 @@ static int run_draws(int n, bool list)
         if (draw_only >= 0) {
             if (k == draw_only) {
                 printf("draw %d: %s\n", k, what);
-                run_trace(&t, NULL, stdout, &res);
+                char path[4096];
+                snprintf(path, sizeof path, "%s/draw-%d.csv", csv_dir ? csv_dir : ".", k);
+                FILE *csv = csv_dir ? fopen(path, "w") : NULL;
+                if (csv_dir && !csv) {
+                    perror(path);
+                    return 1;
+                }
+                run_trace(&t, csv, stdout, &res);
+                if (csv)
+                    fclose(csv);
             }
             continue;
         }
@@ -948,7 +958,7 @@ static void run_ticks(const trace_t *t, FILE *csv, FILE *out)
 
 int main(int argc, char **argv)
 {
-    const char *dir = NULL, *only = NULL;
+    const char *only = NULL;
     bool ticks = false, list = false;
     int draws = 0, runs = 0;
     for (int i = 1; i < argc; i += 2) {
@@ -962,7 +972,7 @@ int main(int argc, char **argv)
             i--;
             ok = true;
         } else if (ok && strcmp(argv[i], "--csv") == 0) {
-            dir = argv[i + 1];
+            csv_dir = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--draws") == 0) {
             char *end;
             long v = strtol(argv[i + 1], &end, 10);
@@ -999,7 +1009,7 @@ int main(int argc, char **argv)
         if (!ok) {
             fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n"
                             "       ticksync-accuracy --draws N [--seed N] [--list]\n"
-                            "       ticksync-accuracy --draw K [--seed N]   (draw K of --draws alone, with its table)\n"
+                            "       ticksync-accuracy --draw K [--seed N] [--csv DIR]   (draw K of --draws alone, with its table)\n"
                             "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
                             "       (each also takes --interval-max S: libticksync's interval_max_us)\n");
             return 2;
@@ -1021,9 +1031,9 @@ int main(int argc, char **argv)
                "max(2 ms, asymmetry bound + 1 ms); backwards: frames (60 Hz) where shown time went back.\n");
     for (size_t i = 0; i < TRACES; i++) {
         FILE *csv = NULL;
-        if (dir) {
+        if (csv_dir) {
             char path[512];
-            snprintf(path, sizeof path, "%s/%s.csv", dir, traces[i].name);
+            snprintf(path, sizeof path, "%s/%s.csv", csv_dir, traces[i].name);
             csv = fopen(path, "w");
             if (!csv) {
                 fprintf(stderr, "ticksync-accuracy: cannot write %s\n", path);
