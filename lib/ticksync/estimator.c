@@ -376,8 +376,10 @@ static void fit_line(ticksync_t *self)
     int64_t lo, dmin, hi = INT64_MIN;
     double mt, mo;
     points_mean(self, &lo, &dmin, &mt, &mo);
-    for (int i = 0; i < n; i++)
-        hi = local_of(self, point_at(self, i)->local) > hi ? local_of(self, point_at(self, i)->local) : hi;
+    for (int i = 0; i < n; i++) {
+        int64_t at = local_of(self, point_at(self, i)->local);
+        hi = at > hi ? at : hi;
+    }
     if (hi - lo < self->cfg.drift_min_span_us)
         return;
     double stt = 0, sto = 0;
@@ -759,22 +761,12 @@ static void reset_filter(ticksync_t *self, int64_t local)
     self->stats.path_resets++;
 }
 
-/* An accepted sample joins the filter, the ways and the points, and the
- * estimate follows. */
 /* A round trip's excess over the filter's least, accepted or not: a
  * game's messages meet the same queueing, tail included (jitter.h). */
 static void note_excess(ticksync_t *self, int64_t delay)
 {
     if (chosen(self))
         ts_jitter_add(&self->jitter, (double) (delay - filter_min_delay(self)));
-}
-
-/* Moves a kept time and offsets dt and doff back, to a new origin. */
-static void shift(int32_t *t, float *up, float *down, int64_t dt, double doff)
-{
-    *t = (int32_t) (*t - dt);
-    *up = (float) (*up - doff);
-    *down = (float) (*down + doff);
 }
 
 /* The rings' origin is a history's first sample (every ring empty); once
@@ -799,7 +791,9 @@ static void follow_origin(ticksync_t *self, const sample_t *s)
         first = (first + 1) % WAYS_MAX;
     for (int i = 0; i < self->nways; i++) {
         ways_t *w = &self->ways[(first + i) % WAYS_MAX];
-        shift(&w->local, &w->up, &w->down, dt, doff);
+        w->local = (int32_t) (w->local - dt);
+        w->up = (float) (w->up - doff);
+        w->down = (float) (w->down + doff);
     }
     int size = self->cfg.drift_points;
     first = ring_first(self->points_next, self->npoints, size);
@@ -807,8 +801,8 @@ static void follow_origin(ticksync_t *self, const sample_t *s)
         first = (first + 1) % size;
     for (int i = 0; i < self->npoints; i++) {
         point_t *p = &self->points[(first + i) % size];
-        float none = 0;
-        shift(&p->local, &p->offset, &none, dt, doff);
+        p->local = (int32_t) (p->local - dt);
+        p->offset = (float) (p->offset - doff);
     }
     first = ring_first(self->blocks_next, self->nblocks, BLOCKS_MAX);
     for (; self->nblocks > 0 && block_time(&self->blocks[first]) - dt < OLDEST; self->nblocks--)
@@ -817,12 +811,15 @@ static void follow_origin(ticksync_t *self, const sample_t *s)
         self->open_count = 0;
     for (int i = 0; i < self->nblocks + (self->open_count > 0); i++) {
         block_t *b = i < self->nblocks ? &self->blocks[(first + i) % BLOCKS_MAX] : &self->open_block;
-        int32_t t_down = b->t_down;
-        shift(&b->t_up, &b->up, &b->down, dt, doff);
-        b->t_down = (int32_t) (t_down - dt);
+        b->t_up = (int32_t) (b->t_up - dt);
+        b->t_down = (int32_t) (b->t_down - dt);
+        b->up = (float) (b->up - doff);
+        b->down = (float) (b->down + doff);
     }
 }
 
+/* An accepted sample joins the filter, the ways and the points, and the
+ * estimate follows. */
 static void admit(ticksync_t *self, const sample_t *s)
 {
     follow_origin(self, s);
@@ -833,11 +830,6 @@ static void admit(ticksync_t *self, const sample_t *s)
     update_level(self);
 }
 
-/* Whether s looks like the server's time having stepped: one way below its
- * lower edge by more than server_step_us, which queueing (it only adds
- * delay) cannot do, while the round trip is as usual, so no route got
- * shorter. *step is how far the server's time moved (+: forward), *excess
- * the sample's queueing, which is what *step may be off by. */
 /* How far a sample's two one-way measurements sit above the ways' edges
  * as the model predicts them at its time (below: negative). */
 static void edge_residuals(const ticksync_t *self, const sample_t *s, double *r_up, double *r_down)
@@ -877,17 +869,6 @@ static double step_limit(const ticksync_t *self, int64_t local)
     return fmin((double) self->cfg.server_step_us, fmax(model, TS_TUNING.dev_floor_us));
 }
 
-/* Whether s's round trip is shorter than the ways' edges put together by
- * more than the model's error of them (step_limit). */
-static bool looks_shorter(const ticksync_t *self, const sample_t *s)
-{
-    if (!self->edges)
-        return false;
-    double r_up, r_down;
-    edge_residuals(self, s, &r_up, &r_down);
-    return r_up + r_down < -step_limit(self, s->local);
-}
-
 /* s waits for a second sample: a step of step (its queueing excess), or a
  * shorter route. */
 static void hold(ticksync_t *self, const sample_t *s, double step, double excess, bool shorter)
@@ -899,18 +880,33 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
     self->suspect_excess = excess;
 }
 
-static bool looks_like_step(const ticksync_t *self, const sample_t *s, double *step, double *excess)
+/* How a sample sits against the ways' edges. */
+typedef enum {
+    EDGES_HELD,      /* as queueing allows */
+    EDGES_STEPPED,   /* below one edge and above the other: the server's time stepped by *step */
+    EDGES_SHORTER,   /* its round trip shorter than the two edges put together: a shorter route */
+} edges_t;
+
+/* Where s sits against the ways' edges as the model puts them at its time:
+ * below one by more than the model's error of them (step_limit), which
+ * queueing (it only adds) cannot do, while its round trip is not shorter
+ * by as much, is a step (*step: how far the server's time moved, + forward;
+ * *excess: the sample's queueing, which *step may be off by); a round trip
+ * shorter by more than that is a shorter route. */
+static edges_t against_edges(const ticksync_t *self, const sample_t *s, double *step, double *excess)
 {
     if (!self->edges)
-        return false;
+        return EDGES_HELD;
     double r_up, r_down;
     edge_residuals(self, s, &r_up, &r_down);
     double limit = step_limit(self, s->local);
-    if (fmin(r_up, r_down) >= -limit || r_up + r_down < -limit)
-        return false;
+    if (r_up + r_down < -limit)
+        return EDGES_SHORTER;
+    if (fmin(r_up, r_down) >= -limit)
+        return EDGES_HELD;
     *step = (r_up - r_down) / 2;
     *excess = r_up + r_down;
-    return true;
+    return EDGES_STEPPED;
 }
 
 /* The server's time stepped by step at local time at: every sample kept is
@@ -987,8 +983,9 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     /* A step of the server's time shows in two samples in a row below a
      * way's edge by about the same amount; the first waits for the second.
      * The step is taken from the less queued of the two. */
-    double step, excess;
-    if (looks_like_step(self, &s, &step, &excess)) {
+    double step = 0, excess = 0;
+    edges_t edges = against_edges(self, &s, &step, &excess);
+    if (edges == EDGES_STEPPED) {
         /* each sample's reading of the step is off by at most half its
          * queueing over the two edges (its excess): two readings of one
          * step differ by no more than server_step_us and that */
@@ -1015,7 +1012,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
      * where both are shorter the ways' lines jump at the change, which the
      * drift's chords would span (draw 199 of seed 12345 took both ways'
      * new edges at once and still lagged the oracle by 5 ms). */
-    if (looks_shorter(self, &s)) {
+    if (edges == EDGES_SHORTER) {
         if (self->suspect && self->suspect_shorter) {
             sample_t first = self->suspect_sample;
             reset_filter(self, first.local);
