@@ -669,6 +669,21 @@ static void print_ratios(const char *what, double *v, size_t n)
 static int draw_only = -1;            /* --draw K: run draw K alone, with its table */
 static const char *csv_dir = NULL;   /* --csv DIR: each run's error over time, one point a second */
 
+/* --csv: DIR/NAME.csv opened for writing in *csv (NULL without --csv);
+ * false, said, when it cannot be. */
+static bool open_csv(const char *name, FILE **csv)
+{
+    *csv = NULL;
+    if (!csv_dir)
+        return true;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.csv", csv_dir, name);
+    *csv = fopen(path, "w");
+    if (!*csv)
+        fprintf(stderr, "ticksync-accuracy: cannot write %s\n", path);
+    return *csv != NULL;
+}
+
 static int run_draws(int n, bool list)
 {
     double *to_oracle = calloc((size_t) n, sizeof *to_oracle), *to_learn = calloc((size_t) n, sizeof *to_learn);
@@ -692,13 +707,11 @@ static int run_draws(int n, bool list)
         if (draw_only >= 0) {
             if (k == draw_only) {
                 printf("draw %d: %s\n", k, what);
-                char path[4096];
-                snprintf(path, sizeof path, "%s/draw-%d.csv", csv_dir ? csv_dir : ".", k);
-                FILE *csv = csv_dir ? fopen(path, "w") : NULL;
-                if (csv_dir && !csv) {
-                    perror(path);
+                char name[32];
+                snprintf(name, sizeof name, "draw-%d", k);
+                FILE *csv;
+                if (!open_csv(name, &csv))
                     return 1;
-                }
                 run_trace(&t, csv, stdout, &res);
                 if (csv)
                     fclose(csv);
@@ -778,10 +791,10 @@ static int run_draws(int n, bool list)
         under += expected[i] < 93;
         over += expected[i] > 97;
     }
+    double share = 100.0 / (double) (nexpected ? nexpected : 1);
     printf("Of those draws, %zu (%.0f%%) under 93%%, %zu (%.0f%%) within the aim, %zu (%.0f%%) over 97%%.\n", under,
-           100.0 * (double) under / (double) (nexpected ? nexpected : 1), nexpected - under - over,
-           100.0 * (double) (nexpected - under - over) / (double) (nexpected ? nexpected : 1), over,
-           100.0 * (double) over / (double) (nexpected ? nexpected : 1));
+           share * (double) under, nexpected - under - over, share * (double) (nexpected - under - over), over,
+           share * (double) over);
     free(expected);
     free(to_oracle);
     free(to_learn);
@@ -1030,19 +1043,12 @@ int main(int argc, char **argv)
         printf("Offset error |shown - true server time| after convergence; converged: from then on within\n"
                "max(2 ms, asymmetry bound + 1 ms); backwards: frames (60 Hz) where shown time went back.\n");
     for (size_t i = 0; i < TRACES; i++) {
-        FILE *csv = NULL;
-        if (csv_dir) {
-            char path[512];
-            snprintf(path, sizeof path, "%s/%s.csv", csv_dir, traces[i].name);
-            csv = fopen(path, "w");
-            if (!csv) {
-                fprintf(stderr, "ticksync-accuracy: cannot write %s\n", path);
-                return 1;
-            }
-        }
+        FILE *csv;
         if (only && strcmp(only, traces[i].name) != 0)
-            ;
-        else if (ticks)
+            continue;
+        if (!open_csv(traces[i].name, &csv))
+            return 1;
+        if (ticks)
             run_ticks(&traces[i], csv, stdout);
         else
             run_trace(&traces[i], csv, stdout, &(result_t) { 0 });
