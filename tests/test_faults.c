@@ -154,15 +154,22 @@ Test(faults, gate_killed_under_players_comes_back_without_phantoms, .fini = stop
 /* One exchange over fd: true when the shard measured it (SYNC_RESULT),
  * false when the gate answered its SYNC_ACK UNAVAILABLE (the shard was
  * being restarted). */
-static bool try_exchange(int fd, uint64_t seq)
+static bool try_exchange_said(int fd, uint64_t seq, int64_t *type, int64_t *code)
 {
     msgpack_unpacked m;
     msgpack_unpacked_init(&m);
     e2e_sync_then_ack(fd, seq);
     cr_assert(e2e_recv(fd, &m, 3000), "a SYNC_RESULT or an ERROR");
-    bool measured = e2e_int(&m, 0) == 19;
+    *type = e2e_int(&m, 0);
+    *code = *type == 19 ? 0 : e2e_int(&m, 2);
     msgpack_unpacked_destroy(&m);
-    return measured;
+    return *type == 19;
+}
+
+static bool try_exchange(int fd, uint64_t seq)
+{
+    int64_t type, code;
+    return try_exchange_said(fd, seq, &type, &code);
 }
 
 static long long scene_exchanges(void)
@@ -267,8 +274,11 @@ static void unfill(const char *name)
 /* A round of exchanges for every player; all must be measured. */
 static void round_of(int *fd, int n, uint64_t seq)
 {
-    for (int p = 0; p < n; p++)
-        cr_assert(try_exchange(fd[p], seq), "player %d measured in round %llu", p, (unsigned long long) seq);
+    for (int p = 0; p < n; p++) {
+        int64_t type, code;
+        cr_assert(try_exchange_said(fd[p], seq, &type, &code), "player %d measured in round %llu (type %lld, code %lld)",
+                  p, (unsigned long long) seq, (long long) type, (long long) code);
+    }
 }
 
 /* The scene's or gate's /healthz: its status code, and the body. */
