@@ -420,7 +420,7 @@ Test(estimator, a_steady_drift_is_read_off_the_long_history)
 }
 
 /* The rings keep 32-bit figures against an origin that moves on
- * (estimator.c): a server counting µs since 1970 (1.7e15 against a
+ * (lib/ticksync/rings.h): a server counting µs since 1970 (1.7e15 against a
  * monotonic clock, which a float holds to 134 s) reads as one counting
  * from 0 does, and a session of 8 hours at an exchange every 20 s, whose
  * origin moves some 30 times and whose oldest entries are forgotten,

@@ -1,0 +1,340 @@
+/* lib/ticksync/drift.c - see drift.h. */
+#include "drift.h"
+
+#include <math.h>
+
+#include "fit.h"
+#include "tuning.h"
+
+#define TURN_EVERY 4   /* samples between looks for a turn in the whole window */
+
+void ts_drift_init(ts_drift_t *d, int64_t min_span_us)
+{
+    *d = (ts_drift_t) { .min_span = (double) min_span_us, .alike_se = NAN, .chord_se = NAN, .carry_se = NAN,
+                        .bend_since = INT64_MIN };
+}
+
+static double clamp_freq(double f)
+{
+    return f > TS_TUNING.max_freq ? TS_TUNING.max_freq : f < -TS_TUNING.max_freq ? -TS_TUNING.max_freq : f;
+}
+
+/* A point's offset is wrong by at most half its delay's excess over the
+ * least delay seen: the less excess, the more weight. */
+static double point_weight(const ts_point_t *p, int64_t dmin)
+{
+    double excess = (double) (p->delay - dmin) + TS_TUNING.weight_floor_us;
+    return 1.0 / (excess * excess);
+}
+
+void ts_drift_points_mean(const ts_rings_t *r, int64_t *lo, int64_t *dmin, double *mt, double *mo)
+{
+    *lo = INT64_MAX;
+    *dmin = INT64_MAX;
+    for (int i = 0; i < r->npoints; i++) {
+        const ts_point_t *p = ts_rings_point(r, i);
+        *lo = ts_rings_local(r, p->local) < *lo ? ts_rings_local(r, p->local) : *lo;
+        *dmin = p->delay < *dmin ? p->delay : *dmin;
+    }
+    double sw = 0, t = 0, o = 0;
+    for (int i = 0; i < r->npoints; i++) {
+        const ts_point_t *p = ts_rings_point(r, i);
+        double w = point_weight(p, *dmin);
+        sw += w;
+        t += w * (double) (ts_rings_local(r, p->local) - *lo);
+        o += w * p->offset;
+    }
+    *mt = t / sw;
+    *mo = o / sw;
+}
+
+/* Whether the ways since the server step at since span enough for
+ * ts_drift_from_ways: until they do, the drift found before the step
+ * stays. */
+static bool ways_span(const ts_drift_t *d, const ts_rings_t *r, int64_t since)
+{
+    int first = ts_rings_ways_from(r, since), n = r->nways - first;
+    int64_t t0 = ts_rings_local(r, ts_rings_way(r, first)->local);
+    int64_t last = ts_rings_local(r, ts_rings_way(r, first + n - 1)->local);
+    return n >= TS_TUNING.ways_min && (double) (last - t0) >= d->min_span;
+}
+
+/* A path's change does not change the clock's rate: the drift known when
+ * the path changed counts against the new path's own, each by its error,
+ * the carried one's growing by TS_TUNING.carry_wander a second (a crystal's
+ * rate wanders with its temperature) so that the new path's takes over. */
+static double with_carried(const ts_drift_t *d, double f, double se, int64_t now)
+{
+    if (!isfinite(d->carry_se))
+        return f;
+    if (!isfinite(se))
+        return d->carry_freq;
+    double carried = hypot(d->carry_se, TS_TUNING.carry_wander * (double) (now - d->carry_local) / 1e6);
+    double v = se * se, c = carried * carried;
+    return (f * c + d->carry_freq * v) / (v + c);
+}
+
+/* The points' line, a weighted least-squares fit of offset on local time,
+ * once the points span min_span: its slope's standard error is the drift's
+ * noise (the level shrinks the drift by it), and its slope is the drift
+ * until the ways span enough to give it. */
+void ts_drift_from_points(ts_drift_t *d, const ts_rings_t *r, int64_t since)
+{
+    int n = r->npoints;
+    if (n < TS_TUNING.fit_points)
+        return;
+    int64_t lo, dmin, hi = INT64_MIN;
+    double mt, mo;
+    ts_drift_points_mean(r, &lo, &dmin, &mt, &mo);
+    for (int i = 0; i < n; i++) {
+        int64_t at = ts_rings_local(r, ts_rings_point(r, i)->local);
+        hi = at > hi ? at : hi;
+    }
+    if ((double) (hi - lo) < d->min_span)
+        return;
+    double stt = 0, sto = 0;
+    for (int i = 0; i < n; i++) {
+        const ts_point_t *p = ts_rings_point(r, i);
+        double w = point_weight(p, dmin), dt = (double) (ts_rings_local(r, p->local) - lo) - mt;
+        stt += w * dt * dt;
+        sto += w * dt * (p->offset - mo);
+    }
+    if (stt <= 0)
+        return;
+    double f = sto / stt, rss = 0;
+    for (int i = 0; i < n; i++) {
+        const ts_point_t *p = ts_rings_point(r, i);
+        double e = p->offset - mo - f * ((double) (ts_rings_local(r, p->local) - lo) - mt);
+        rss += point_weight(p, dmin) * e * e;
+    }
+    d->freq_se = n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY;
+    d->known = true;
+    if (!ways_span(d, r, since))
+        d->freq = clamp_freq(with_carried(d, f, d->freq_se, hi));
+}
+
+/* The drift from the long history's blocks, as ts_drift_from_ways takes
+ * it from the ways, with its error: *slope and *err. False while there are
+ * too few blocks, or where a bend shows over them (their halves' drifts
+ * apart by more than bend_us over the span and by more than bend_z of
+ * their errors), or a curve the halves do not show (the runs test): a rate
+ * that changes is the ways' window's to follow. */
+static bool long_slope(const ts_rings_t *r, double *slope, double *err)
+{
+    int n = r->nblocks;
+    if (n < TS_TUNING.blocks_min)
+        return false;
+    int64_t t0 = ts_block_time(ts_rings_block(r, 0));
+    double tu[TS_RINGS_BLOCKS], yu[TS_RINGS_BLOCKS], td[TS_RINGS_BLOCKS], yd[TS_RINGS_BLOCKS];
+    for (int i = 0; i < n; i++) {
+        const ts_block_t *b = ts_rings_block(r, i);
+        tu[i] = (double) ((int64_t) b->t_up - t0);
+        yu[i] = b->up;
+        td[i] = (double) ((int64_t) b->t_down - t0);
+        yd[i] = b->down;
+    }
+    double span = fmax(tu[n - 1], td[n - 1]);
+    int mid = n / 2;
+    double e1, e2, e3, e4;
+    double older = (ts_fit_chord(tu, yu, mid, &e1) - ts_fit_chord(td, yd, mid, &e2)) / 2;
+    double newer = (ts_fit_chord(tu + mid, yu + mid, n - mid, &e3)
+                    - ts_fit_chord(td + mid, yd + mid, n - mid, &e4)) / 2;
+    double halves_se = hypot(hypot(e1, e2), hypot(e3, e4)) / 2;
+    if (fabs(newer - older) * span / 4 > TS_TUNING.bend_us && fabs(newer - older) > TS_TUNING.bend_z * halves_se)
+        return false;
+    if (ts_fit_too_few_runs(tu, yu, n, TS_TUNING.runs_z) || ts_fit_too_few_runs(td, yd, n, TS_TUNING.runs_z))
+        return false;   /* a curve the halves do not show (a sinusoid's over about a period) */
+    double eu, ed;
+    double su = ts_fit_chord(tu, yu, n, &eu), sd = ts_fit_chord(td, yd, n, &ed);
+    *slope = (su - sd) / 2;
+    *err = ts_fit_alike_error(su, eu, sd, ed);
+    return true;
+}
+
+void ts_drift_from_blocks(ts_drift_t *d, const ts_rings_t *r)
+{
+    d->long_known = long_slope(r, &d->long_freq, &d->long_se);
+}
+
+/* Whether a window spanning span whose halves' drifts are apart by apart
+ * is bent: the line over it misses the bend by more than bend_us, the
+ * halves differ by more than bend_z of the drift's noise, and the window
+ * spans bend_min_spans min_spans, so that its newer half is kept. */
+static bool bent(const ts_drift_t *d, double apart, double span)
+{
+    return apart * span / 4 > TS_TUNING.bend_us && apart > TS_TUNING.bend_z * d->freq_se
+           && span >= TS_TUNING.bend_min_spans * d->min_span;
+}
+
+/* A rate's turn (its most or least) in the middle of the window [from, n)
+ * leaves the two halves' drifts (older, newer; hulls ou, od, nu, nd) alike,
+ * and a line over the window then misses the turn as a bend of the same
+ * size would. The middle half's drift against the halves' mean, doubled,
+ * is the change a bend between the halves would have: returned (as its
+ * size) where it would bend the window and stands out of the chords' own
+ * errors by bend_z of chord_k times them (a chord's stated error is its
+ * typical one: test_fit), else 0. */
+static double turn_in_middle(const ts_drift_t *d, const double *t, const double *up, const double *down, int from,
+                             int n, const ts_fit_hull_t *const halves[4], double older, double newer)
+{
+    int mid = from + (n - from) / 2, q1 = from + (n - from) / 4, q3 = from + 3 * (n - from) / 4;
+    ts_fit_hull_t mu, md;
+    ts_fit_hull(t, up, q1, q3, &mu);
+    ts_fit_hull(t, down, q1, q3, &md);
+    double middle = (ts_fit_hull_slope(t, up, &mu) - ts_fit_hull_slope(t, down, &md)) / 2;
+    double turn = fabs(2 * (middle - (older + newer) / 2));
+    if (turn <= fabs(newer - older) || !bent(d, turn, t[n - 1] - t[from]))
+        return 0;
+    double e1, e2, e3, e4, e5, e6;
+    ts_fit_chord_of(t, up, q1, q3, &mu, &e5);
+    ts_fit_chord_of(t, down, q1, q3, &md, &e6);
+    ts_fit_chord_of(t, up, from, mid, halves[0], &e1);
+    ts_fit_chord_of(t, down, from, mid, halves[1], &e2);
+    ts_fit_chord_of(t, up, mid, n, halves[2], &e3);
+    ts_fit_chord_of(t, down, mid, n, halves[3], &e4);
+    double se = hypot(hypot(e5, e6) / 2, hypot(hypot(e1, e2), hypot(e3, e4)) / 4);
+    return turn > TS_TUNING.bend_z * TS_TUNING.chord_k * se ? turn : 0;
+}
+
+/* The window [from, n) whose line misses no bend, and each way's lower
+ * hull of it (hu, hd). A drift that changes bends the edges: the slopes of
+ * their older and newer halves differ by about the bend's curvature times
+ * half the span, and a line over the whole span misses the bend by a
+ * quarter of that times the span. While that is more than bend_us, only
+ * the newer half is kept, as long as it spans bend_min_spans / 2
+ * min_spans: a line over 40 s misses a bend of 0.3 ppm a second by 40 us,
+ * where chords over 20 s are off by 5-25 ppm under 2 ms of jitter.
+ * d->bend_us is the kept window's. */
+static int unbent_window(ts_drift_t *d, const double *t, const double *up, const double *down, int n,
+                         ts_fit_hull_t *hu, ts_fit_hull_t *hd)
+{
+    int from = 0;
+    d->bend_us = 0;
+    ts_fit_hull_t ou, od, nu, nd;   /* the window's halves' hulls, older and newer */
+    while (n - from >= 2 * TS_TUNING.ways_min && t[n - 1] - t[from] >= 2 * d->min_span) {
+        int mid = from + (n - from) / 2;
+        ts_fit_hull(t, up, from, mid, &ou);
+        ts_fit_hull(t, down, from, mid, &od);
+        ts_fit_hull(t, up, mid, n, &nu);
+        ts_fit_hull(t, down, mid, n, &nd);
+        double older = (ts_fit_hull_slope(t, up, &ou) - ts_fit_hull_slope(t, down, &od)) / 2;
+        double newer = (ts_fit_hull_slope(t, up, &nu) - ts_fit_hull_slope(t, down, &nd)) / 2;
+        double span = t[n - 1] - t[from], apart = fabs(newer - older);
+        if (!bent(d, apart, span) && span >= TS_TUNING.bend_min_spans * d->min_span) {
+            /* the whole window's turn is looked for every TURN_EVERY
+             * samples (it moves by a few samples' worth between), a
+             * halved one's each time */
+            const ts_fit_hull_t *halves[4] = { &ou, &od, &nu, &nd };
+            if (from > 0)
+                apart = fmax(apart, turn_in_middle(d, t, up, down, from, n, halves, older, newer));
+            else {
+                if (d->turn_looked++ % TURN_EVERY == 0)
+                    d->turn = turn_in_middle(d, t, up, down, from, n, halves, older, newer);
+                apart = fmax(apart, d->turn);
+            }
+        }
+        d->bend_us = apart * span / 4;
+        if (!bent(d, apart, span)) {   /* the whole of [from, n): the halves' hulls joined */
+            ts_fit_hull_join(t, up, &ou, &nu, hu);
+            ts_fit_hull_join(t, down, &od, &nd, hd);
+            return from;
+        }
+        from = mid;
+        *hu = nu;
+        *hd = nd;
+    }
+    if (from == 0) {
+        ts_fit_hull(t, up, 0, n, hu);
+        ts_fit_hull(t, down, 0, n, hd);
+    }
+    return from;
+}
+
+/* The drift from the ways' lower edges, once they span min_span and the
+ * points' line has a standard error too: the way up rises by it and the
+ * way down falls by it, so each way gives it apart and the two are
+ * averaged. The points' least-squares slope, which near-minimum samples of
+ * a heavy tail still tilt by tens of ppm, is not used once this is. */
+void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
+{
+    if (!d->known || !ways_span(d, r, since))
+        return;
+    int first = ts_rings_ways_from(r, since), n = r->nways - first;
+    int64_t t0 = ts_rings_local(r, ts_rings_way(r, first)->local);
+    double t[TS_RINGS_WAYS], up[TS_RINGS_WAYS], down[TS_RINGS_WAYS];
+    for (int i = 0; i < n; i++) {
+        const ts_way_t *w = ts_rings_way(r, first + i);
+        t[i] = (double) (ts_rings_local(r, w->local) - t0);
+        up[i] = w->up;
+        down[i] = w->down;
+    }
+    ts_fit_hull_t hu, hd;
+    int from = unbent_window(d, t, up, down, n, &hu, &hd);
+    d->bend_since = ts_rings_local(r, ts_rings_way(r, first + from)->local);
+    double *tf = t + from, *uf = up + from, *df = down + from;
+    int m = n - from;
+    double eu, ed, su = ts_fit_chord_of(t, up, from, n, &hu, &eu), sd = ts_fit_chord_of(t, down, from, n, &hd, &ed);
+    double spu = ts_fit_spread(tf, uf, m, su), spd = ts_fit_spread(tf, df, m, sd);
+    int64_t now = t0 + (int64_t) t[n - 1];
+    if (spu <= TS_TUNING.uneven * spd && spd <= TS_TUNING.uneven * spu) {
+        /* Alike: each way counts the same, and the drift's error for the
+         * level is the points' line's, which keeps a drift that noise may
+         * have made from tilting it. The chords' own error, or how far the
+         * two ways' drifts are apart if more, is what the expected error
+         * takes. */
+        d->chord_se = NAN;
+        d->alike_se = ts_fit_alike_error(su, eu, sd, ed);
+        double fs = (su - sd) / 2;
+        if (from == 0 && d->long_known && d->long_se < d->alike_se) {   /* no bend, and more exact */
+            fs = d->long_freq;
+            d->alike_se = d->long_se;
+        }
+        d->freq = clamp_freq(with_carried(d, fs, d->alike_se, now));
+        return;
+    }
+    /* One way queues and the other does not (a congested uplink): the clean
+     * way's chord is the more exact; the two are weighted by their errors,
+     * and theirs is the drift's, where the points' line (tilted by the
+     * queueing way) would overstate it and the drift be under-used. */
+    double wu = ed * ed / (eu * eu + ed * ed), wd = 1 - wu;
+    d->chord_se = hypot(wu * eu, wd * ed);
+    d->freq = clamp_freq(with_carried(d, wu * su - wd * sd, d->chord_se, now));
+    d->alike_se = NAN;
+}
+
+/* The chords' stated error is their typical size, not a bound (test_fit:
+ * |error| / stated p90 4.2), so it is not taken as is; and the points'
+ * line alone, which near-minimum points under a wide queueing tilt, can be
+ * ten times what two agreeing chords show (mobile: 10 ppm against 1.4),
+ * which left the drift under-used and the level lagging by the rest of it
+ * times its minima's age. */
+double ts_drift_error(const ts_drift_t *d)
+{
+    double se = isfinite(d->chord_se) ? d->chord_se : d->freq_se;
+    return isfinite(d->alike_se) ? fmin(se, TS_TUNING.alike_k * d->alike_se) : se;
+}
+
+double ts_drift_error_or(const ts_drift_t *d, double unknown)
+{
+    double se = d->known ? ts_drift_error(d) : unknown;
+    return isfinite(se) ? se : unknown;
+}
+
+void ts_drift_new_path(ts_drift_t *d, int64_t local)
+{
+    if (d->known) {
+        d->carry_local = local;
+        d->carry_freq = d->freq;
+        d->carry_se = ts_drift_error(d);   /* not finite: none */
+    }
+    d->long_known = false;
+    d->bend_since = INT64_MIN;
+    d->turn = 0;
+    d->turn_looked = 0;   /* looked for at the next sample */
+}
+
+void ts_drift_stepped(ts_drift_t *d)
+{
+    d->long_known = false;
+    d->turn_looked = 0;
+}

@@ -1,0 +1,130 @@
+/* tests/test_drift.c - the drift chooser (lib/ticksync/drift) on rings fed
+ * as the estimator feeds them: the points' line first, then the ways'
+ * chords, read within their one stated error; a rate that turns halves the
+ * window and the newer half gives the new rate; a steady rate read over the
+ * long history is more exact than the window's; a new path carries the
+ * drift over; the error is "unknown" until a source states one. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "drift.h"
+
+static ts_rings_t r;
+static ts_drift_t d;
+
+/* Exponential queueing of mean q µs. */
+static double queueing(double q)
+{
+    double u = (rand() + 1.0) / ((double) RAND_MAX + 2.0);
+    return -q * log(u);
+}
+
+/* One exchange a second from second 'from' to 'to' of a path 20 ms each
+ * way with q µs of queueing each way, the offset rate(t) µs/µs at t;
+ * every sample is a point, as near-minimum ones are. *offset carries the
+ * true offset on. */
+static void feed(int from, int to, double (*rate)(double), double q, double *offset)
+{
+    for (int i = from; i < to; i++) {
+        int64_t t = (int64_t) i * 1000000;
+        *offset += rate((double) t) * 1e6;
+        double qu = queueing(q), qd = queueing(q);
+        ts_sample_t s = { .local = t, .offset = *offset + (qu - qd) / 2, .delay = (int64_t) (40000 + qu + qd) };
+        ts_rings_follow(&r, s.local, s.offset);
+        if (ts_rings_add_ways(&r, &s, 0.5, d.known ? d.freq : 0))
+            ts_drift_from_blocks(&d, &r);
+        ts_rings_add_point(&r, &s);
+        ts_drift_from_points(&d, &r, INT64_MIN);
+        ts_drift_from_ways(&d, &r, INT64_MIN);
+    }
+}
+
+static void start(unsigned seed)
+{
+    srand(seed);
+    ts_rings_init(&r, 64);
+    ts_drift_init(&d, 20000000);
+}
+
+static double steady_30(double t) { (void) t; return 30e-6; }
+static double turning(double t) { return t < 300e6 ? 30e-6 : -30e-6; }
+
+Test(drift, unknown_until_the_points_span_the_minimum)
+{
+    start(1);
+    double offset = 0;
+    cr_assert_not(d.known);
+    cr_assert_eq(ts_drift_error_or(&d, 7.0), 7.0);
+    feed(0, 15, steady_30, 300, &offset);
+    cr_assert_not(d.known, "15 s of points span less than 20 s");
+    feed(15, 25, steady_30, 300, &offset);
+    cr_assert(d.known);
+    cr_assert(isfinite(ts_drift_error(&d)));
+    cr_assert_neq(ts_drift_error_or(&d, 7.0), 7.0);
+}
+
+/* Over 20 draws of 300 µs of queueing each way and 200 s at 30 ppm, the
+ * ways' chords read the rate: within 1 ppm, and the stated error is of the
+ * size of the miss (chord_k = 4.2 of it covers 90 % in test_fit). */
+Test(drift, a_steady_rate_is_read_within_its_error)
+{
+    int within = 0;
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        start(seed);
+        double offset = 0;
+        feed(0, 200, steady_30, 300, &offset);
+        double err = ts_drift_error(&d), miss = fabs(d.freq - 30e-6);
+        cr_assert(miss < 1e-6, "seed %u: %.3f ppm for 30", seed, d.freq * 1e6);
+        cr_assert(err > 0 && err < 2e-6, "seed %u: error %.3f ppm", seed, err * 1e6);
+        within += miss <= 4.2 * err;
+        cr_assert_lt(d.bend_us, 100, "a steady rate bends nothing");
+        cr_assert_eq(d.bend_since, ts_rings_local(&r, ts_rings_way(&r, 0)->local), "the whole window kept");
+    }
+    cr_assert_geq(within, 17, "%d of 20 within 4.2 errors", within);
+}
+
+/* The rate turns from +30 to -30 ppm at 300 s: 60 s later the window no
+ * longer reaches back before the turn, and the drift is the new rate. */
+Test(drift, a_turned_rate_halves_the_window)
+{
+    start(3);
+    double offset = 0;
+    feed(0, 300, turning, 300, &offset);
+    cr_assert(fabs(d.freq - 30e-6) < 1e-6);
+    feed(300, 360, turning, 300, &offset);
+    cr_assert_geq(d.bend_since, 300000000LL - 1000000, "the window starts at the turn or after: %lld",
+                  (long long) d.bend_since);
+    cr_assert(fabs(d.freq + 30e-6) < 3e-6, "%.2f ppm for -30", d.freq * 1e6);
+}
+
+/* A steady rate over 20 minutes: the long history (1,024 samples) reads it
+ * more exactly than the 192 s window's chords would. */
+Test(drift, the_long_history_reads_a_steady_rate_closer)
+{
+    start(5);
+    double offset = 0;
+    feed(0, 1200, steady_30, 1000, &offset);
+    cr_assert(d.long_known, "the long history gives the drift");
+    cr_assert(d.long_se < 0.1e-6, "its error %.3f ppm", d.long_se * 1e6);
+    cr_assert(fabs(d.freq - 30e-6) < 0.1e-6, "%.3f ppm for 30", d.freq * 1e6);
+}
+
+/* A new path carries the drift over: the new path's first chords, over
+ * 21 s of 3 ms of queueing, are weighed against it by their errors, and
+ * the rate stays within 0.3 ppm of 30, where those chords alone are a ppm
+ * and more off. */
+Test(drift, a_new_path_carries_the_drift)
+{
+    start(7);
+    double offset = 0;
+    feed(0, 200, steady_30, 300, &offset);
+    ts_drift_new_path(&d, 200000000);
+    ts_rings_clear(&r);
+    cr_assert(isfinite(d.carry_se));
+    cr_assert_eq(d.carry_freq, d.freq);
+    cr_assert_not(d.long_known);
+    cr_assert_eq(d.bend_since, INT64_MIN);
+    feed(200, 222, steady_30, 3000, &offset);   /* the new path queues ten times more */
+    cr_assert(fabs(d.freq - 30e-6) < 0.3e-6, "%.3f ppm for 30", d.freq * 1e6);
+}
