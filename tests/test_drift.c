@@ -106,14 +106,14 @@ Test(drift, the_long_history_reads_a_steady_rate_closer)
     double offset = 0;
     feed(0, 1200, steady_30, 1000, &offset);
     cr_assert(d.long_known, "the long history gives the drift");
-    cr_assert(d.long_se < 0.1e-6, "its error %.3f ppm", d.long_se * 1e6);
+    cr_assert(d.longer.se < 0.1e-6, "its error %.3f ppm", d.longer.se * 1e6);
     cr_assert(fabs(d.freq - 30e-6) < 0.1e-6, "%.3f ppm for 30", d.freq * 1e6);
 }
 
 /* A new path carries the drift over: the new path's first chords, over
  * 21 s of 3 ms of queueing, are weighed against it by their errors, and
  * the rate stays within 0.3 ppm of 30, where those chords alone are a ppm
- * and more off. */
+ * and more off; the error stated is the two weighed together. */
 Test(drift, a_new_path_carries_the_drift)
 {
     start(7);
@@ -121,10 +121,13 @@ Test(drift, a_new_path_carries_the_drift)
     feed(0, 200, steady_30, 300, &offset);
     ts_drift_new_path(&d, 200000000);
     ts_rings_clear(&r);
-    cr_assert(isfinite(d.carry_se));
-    cr_assert_eq(d.carry_freq, d.freq);
+    cr_assert(isfinite(d.carried.se));
+    cr_assert_eq(d.carried.rate, d.freq);
     cr_assert_not(d.long_known);
     cr_assert_eq(d.bend_since, INT64_MIN);
     feed(200, 222, steady_30, 3000, &offset);   /* the new path queues ten times more */
     cr_assert(fabs(d.freq - 30e-6) < 0.3e-6, "%.3f ppm for 30", d.freq * 1e6);
+    cr_assert_lt(ts_drift_error(&d), d.line.se, "the error is the two weighed together, under the new line's own");
+    double stale = hypot(d.carried.se, 0.05e-6 * 21);   /* carry_wander over the 21 s since the reset */
+    cr_assert_lt(ts_drift_error(&d), stale, "%.3f ppm, under the carried %.3f", ts_drift_error(&d) * 1e6, stale * 1e6);
 }

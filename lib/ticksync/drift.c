@@ -10,7 +10,7 @@
 
 void ts_drift_init(ts_drift_t *d, int64_t min_span_us)
 {
-    *d = (ts_drift_t) { .min_span = (double) min_span_us, .alike_se = NAN, .chord_se = NAN, .carry_se = NAN,
+    *d = (ts_drift_t) { .min_span = (double) min_span_us, .error = INFINITY, .carried.se = NAN,
                         .bend_since = INT64_MIN };
 }
 
@@ -59,19 +59,33 @@ static bool ways_span(const ts_drift_t *d, const ts_rings_t *r, int64_t since)
     return n >= TS_TUNING.ways_min && (double) (last - t0) >= d->min_span;
 }
 
-/* A path's change does not change the clock's rate: the drift known when
- * the path changed counts against the new path's own, each by its error,
- * the carried one's growing by TS_TUNING.carry_wander a second (a crystal's
- * rate wanders with its temperature) so that the new path's takes over. */
-static double with_carried(const ts_drift_t *d, double f, double se, int64_t now)
+/* How far a drift carried over a new path at carry_local has grown stale
+ * by now: TS_TUNING.carry_wander a second (a crystal's rate wanders with its
+ * temperature), so that the new path's own takes over. */
+static double carried_se(const ts_drift_t *d, int64_t now)
 {
-    if (!isfinite(d->carry_se))
-        return f;
-    if (!isfinite(se))
-        return d->carry_freq;
-    double carried = hypot(d->carry_se, TS_TUNING.carry_wander * (double) (now - d->carry_local) / 1e6);
-    double v = se * se, c = carried * carried;
-    return (f * c + d->carry_freq * v) / (v + c);
+    return hypot(d->carried.se, TS_TUNING.carry_wander * (double) (now - d->carry_local) / 1e6);
+}
+
+/* A source gives the drift: rate, weighed by its stated se against the
+ * drift a new path carried over (a path's change does not change the
+ * clock's rate), and error, the figure the drift's users take, weighed the
+ * same way. */
+static void set_drift(ts_drift_t *d, double rate, double se, double error, int64_t now)
+{
+    if (!isfinite(d->carried.se)) {
+        d->freq = clamp_freq(rate);
+        d->error = error;
+        return;
+    }
+    if (!isfinite(se)) {
+        d->freq = clamp_freq(d->carried.rate);
+        d->error = carried_se(d, now);
+        return;
+    }
+    double carried = carried_se(d, now), v = se * se, c = carried * carried, e = error * error;
+    d->freq = clamp_freq((rate * c + d->carried.rate * v) / (v + c));
+    d->error = isfinite(error) ? sqrt(e * c / (e + c)) : carried;
 }
 
 /* The points' line, a weighted least-squares fit of offset on local time,
@@ -107,10 +121,10 @@ void ts_drift_from_points(ts_drift_t *d, const ts_rings_t *r, int64_t since)
         double e = p->offset - mo - f * ((double) (ts_rings_local(r, p->local) - lo) - mt);
         rss += point_weight(p, dmin) * e * e;
     }
-    d->freq_se = n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY;
+    d->line = (ts_rate_t) { f, n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY };
     d->known = true;
     if (!ways_span(d, r, since))
-        d->freq = clamp_freq(with_carried(d, f, d->freq_se, hi));
+        set_drift(d, f, d->line.se, d->line.se, hi);
 }
 
 /* The drift from the long history's blocks, as ts_drift_from_ways takes
@@ -153,7 +167,7 @@ static bool long_slope(const ts_rings_t *r, double *slope, double *err)
 
 void ts_drift_from_blocks(ts_drift_t *d, const ts_rings_t *r)
 {
-    d->long_known = long_slope(r, &d->long_freq, &d->long_se);
+    d->long_known = long_slope(r, &d->longer.rate, &d->longer.se);
 }
 
 /* Whether a window spanning span whose halves' drifts are apart by apart
@@ -162,7 +176,7 @@ void ts_drift_from_blocks(ts_drift_t *d, const ts_rings_t *r)
  * spans bend_min_spans min_spans, so that its newer half is kept. */
 static bool bent(const ts_drift_t *d, double apart, double span)
 {
-    return apart * span / 4 > TS_TUNING.bend_us && apart > TS_TUNING.bend_z * d->freq_se
+    return apart * span / 4 > TS_TUNING.bend_us && apart > TS_TUNING.bend_z * d->line.se
            && span >= TS_TUNING.bend_min_spans * d->min_span;
 }
 
@@ -277,55 +291,45 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
     double spu = ts_fit_spread(tf, uf, m, su), spd = ts_fit_spread(tf, df, m, sd);
     int64_t now = t0 + (int64_t) t[n - 1];
     if (spu <= TS_TUNING.uneven * spd && spd <= TS_TUNING.uneven * spu) {
-        /* Alike: each way counts the same, and the drift's error for the
-         * level is the points' line's, which keeps a drift that noise may
-         * have made from tilting it. The chords' own error, or how far the
-         * two ways' drifts are apart if more, is what the expected error
-         * takes. */
-        d->chord_se = NAN;
-        d->alike_se = ts_fit_alike_error(su, eu, sd, ed);
-        double fs = (su - sd) / 2;
-        if (from == 0 && d->long_known && d->long_se < d->alike_se) {   /* no bend, and more exact */
-            fs = d->long_freq;
-            d->alike_se = d->long_se;
-        }
-        d->freq = clamp_freq(with_carried(d, fs, d->alike_se, now));
+        /* Alike: each way counts the same. The drift's error is the
+         * points' line's, which keeps a drift that noise may have made from
+         * tilting the level, but at most alike_k times the chords' own (or
+         * how far the two ways' drifts are apart, if more): their stated
+         * error is their typical size, not a bound (test_fit: |error| /
+         * stated p90 4.2), and the points' line alone, which near-minimum
+         * points under a wide queueing tilt, can be ten times what two
+         * agreeing chords show (mobile: 10 ppm against 1.4), which left the
+         * drift under-used and the level lagging by the rest of it times its
+         * minima's age. */
+        ts_rate_t chords = { (su - sd) / 2, ts_fit_alike_error(su, eu, sd, ed) };
+        if (from == 0 && d->long_known && d->longer.se < chords.se)   /* no bend, and more exact */
+            chords = d->longer;
+        set_drift(d, chords.rate, chords.se, fmin(d->line.se, TS_TUNING.alike_k * chords.se), now);
         return;
     }
     /* One way queues and the other does not (a congested uplink): the clean
      * way's chord is the more exact; the two are weighted by their errors,
      * and theirs is the drift's, where the points' line (tilted by the
      * queueing way) would overstate it and the drift be under-used. */
-    double wu = ed * ed / (eu * eu + ed * ed), wd = 1 - wu;
-    d->chord_se = hypot(wu * eu, wd * ed);
-    d->freq = clamp_freq(with_carried(d, wu * su - wd * sd, d->chord_se, now));
-    d->alike_se = NAN;
+    double wu = ed * ed / (eu * eu + ed * ed), wd = 1 - wu, se = hypot(wu * eu, wd * ed);
+    set_drift(d, wu * su - wd * sd, se, se, now);
 }
 
-/* The chords' stated error is their typical size, not a bound (test_fit:
- * |error| / stated p90 4.2), so it is not taken as is; and the points'
- * line alone, which near-minimum points under a wide queueing tilt, can be
- * ten times what two agreeing chords show (mobile: 10 ppm against 1.4),
- * which left the drift under-used and the level lagging by the rest of it
- * times its minima's age. */
 double ts_drift_error(const ts_drift_t *d)
 {
-    double se = isfinite(d->chord_se) ? d->chord_se : d->freq_se;
-    return isfinite(d->alike_se) ? fmin(se, TS_TUNING.alike_k * d->alike_se) : se;
+    return d->error;
 }
 
 double ts_drift_error_or(const ts_drift_t *d, double unknown)
 {
-    double se = d->known ? ts_drift_error(d) : unknown;
-    return isfinite(se) ? se : unknown;
+    return d->known && isfinite(d->error) ? d->error : unknown;
 }
 
 void ts_drift_new_path(ts_drift_t *d, int64_t local)
 {
     if (d->known) {
         d->carry_local = local;
-        d->carry_freq = d->freq;
-        d->carry_se = ts_drift_error(d);   /* not finite: none */
+        d->carried = (ts_rate_t) { d->freq, d->error };   /* an error not finite: none */
     }
     d->long_known = false;
     d->bend_since = INT64_MIN;

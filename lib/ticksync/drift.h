@@ -25,21 +25,25 @@
 
 #include "rings.h"
 
+/* A source's drift and the standard error it states. */
 typedef struct {
-    double  min_span;              /* drift_min_span_us */
-    bool    known;                 /* a source has given the drift */
-    double  freq;                  /* the drift: d(server - local)/d(local) */
-    double  freq_se;               /* the points' line's slope's standard error */
-    double  alike_se;              /* the ways' chords' when alike (NAN: not alike) */
-    double  chord_se;              /* the weighted chords' when uneven (NAN: not uneven) */
-    bool    long_known;            /* the long history gives a drift: */
-    double  long_freq, long_se;
-    double  carry_freq, carry_se;  /* the drift a new path carried over (carry_se NAN: none) */
-    int64_t carry_local;           /* and when */
-    double  bend_us;               /* how far the kept window's line misses its bend */
-    int64_t bend_since;            /* ways before this are left out: the rate has changed since */
-    double  turn;                  /* the whole window's turn, as last looked for */
-    unsigned turn_looked;          /* samples the whole window's turn was wanted at */
+    double rate, se;
+} ts_rate_t;
+
+typedef struct {
+    double    min_span;          /* drift_min_span_us */
+    bool      known;             /* a source has given the drift */
+    double    freq;              /* the drift: d(server - local)/d(local) */
+    double    error;             /* its one error (ts_drift_error) */
+    ts_rate_t line;              /* the points' line: its se is the drift's noise, for the bend test */
+    bool      long_known;        /* the long history gives a drift: */
+    ts_rate_t longer;
+    ts_rate_t carried;           /* the drift a new path carried over (se NAN: none) */
+    int64_t   carry_local;       /* and when */
+    double    bend_us;           /* how far the kept window's line misses its bend */
+    int64_t   bend_since;        /* ways before this are left out: the rate has changed since */
+    double    turn;              /* the whole window's turn, as last looked for */
+    unsigned  turn_looked;       /* samples the whole window's turn was wanted at */
 } ts_drift_t;
 
 /* No drift yet, over windows of at least min_span_us. */
@@ -54,10 +58,12 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since);
 /* The long history's drift, read again as a block closes. */
 void ts_drift_from_blocks(ts_drift_t *d, const ts_rings_t *r);
 
-/* The drift's one error, which everything that uses the drift takes: the
- * weighted chords' for uneven ways, else the points' line's, but for alike
- * ways at most alike_k times their chords'. INFINITY before the points
- * give a line. _or: unknown while the drift is not known or states none. */
+/* The drift's one error, which everything that uses the drift takes (the
+ * level, the step limit, the expected error, a carry): the source's that
+ * gave it (for alike ways, the points' line's but at most alike_k times
+ * their chords'), and where a carried drift counts too, the two weighed
+ * together. INFINITY before a source states one. _or: unknown while the
+ * drift is not known or states none. */
 double ts_drift_error(const ts_drift_t *d);
 double ts_drift_error_or(const ts_drift_t *d, double unknown);
 
