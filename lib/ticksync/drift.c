@@ -6,8 +6,6 @@
 #include "fit.h"
 #include "tuning.h"
 
-#define TURN_EVERY 4   /* samples between looks for a turn in the whole window */
-
 void ts_drift_init(ts_drift_t *d, int64_t min_span_us)
 {
     *d = (ts_drift_t) { .min_span = (double) min_span_us, .error = INFINITY, .carried.se = NAN,
@@ -235,14 +233,14 @@ static int unbent_window(ts_drift_t *d, const double *t, const double *up, const
         double newer = (ts_fit_hull_slope(t, up, &nu) - ts_fit_hull_slope(t, down, &nd)) / 2;
         double span = t[n - 1] - t[from], apart = fabs(newer - older);
         if (!bent(d, apart, span) && span >= TS_TUNING.bend_min_spans * d->min_span) {
-            /* the whole window's turn is looked for every TURN_EVERY
+            /* the whole window's turn is looked for every turn_every
              * samples (it moves by a few samples' worth between), a
              * halved one's each time */
             const ts_fit_hull_t *halves[4] = { &ou, &od, &nu, &nd };
             if (from > 0)
                 apart = fmax(apart, turn_in_middle(d, t, up, down, from, n, halves, older, newer));
             else {
-                if (d->turn_looked++ % TURN_EVERY == 0)
+                if (d->turn_looked++ % (unsigned) TS_TUNING.turn_every == 0)
                     d->turn = turn_in_middle(d, t, up, down, from, n, halves, older, newer);
                 apart = fmax(apart, d->turn);
             }

@@ -31,6 +31,7 @@ typedef struct {
     double bend_z;            /* ... if its halves' slopes differ by more than this many standard errors ... */
     double bend_min_spans;    /* ... and the window spans this many drift_min_spans */
     double chord_k;           /* a chord's stated error times this is a large one (a turn in the window's middle) */
+    int    turn_every;        /* samples between looks for a turn in the middle of the whole window */
     double runs_z;            /* the long history's runs test, one-sided */
     int    blocks_min;        /* long-history blocks before it gives the drift */
     /* the expected error */
@@ -63,6 +64,7 @@ static const ts_tuning_t TS_TUNING = {
     .bend_z = 10.0,
     .bend_min_spans = 4.0,
     .chord_k = 4.2,
+    .turn_every = 4,
     .runs_z = 2.33,
     .blocks_min = 32,
     .expect_k = 5.0,
