@@ -11,8 +11,25 @@ out=$build/windows
 bash "$here/build.sh" "$out" >/dev/null
 wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
 [ -x "$wine" ] || { echo "no wine64: apt-get install wine64" >&2; exit 1; }
+wineserver=$(dirname "$wine")/wineserver64
+[ -x "$wineserver" ] || wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
 export WINEPREFIX=$out/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" DISPLAY=
-"$wine" wineboot --init >/dev/null 2>&1 || true   # the prefix, once: later runs find it made
+# The prefix, once (later runs find it made). wineboot returns before its
+# wineserver has written the prefix out, so the script waits for that
+# server to end. A prefix left half made (a CI run's ASan pass once found
+# system32 empty: "could not load kernel32.dll, status c0000135") is made
+# again from nothing, once.
+make_prefix() {
+  "$wine" wineboot --init >/dev/null 2>&1 || true
+  "$wineserver" -w || true
+  [ -f "$WINEPREFIX/drive_c/windows/system32/kernel32.dll" ]
+}
+if ! make_prefix; then
+  echo "windows: the wine prefix was left half made; making it again" >&2
+  "$wineserver" -k 2>/dev/null || true
+  rm -rf "$WINEPREFIX"
+  make_prefix || { echo "windows: wineboot could not make $WINEPREFIX" >&2; exit 1; }
+fi
 cd "$out/bin"
 bash "$here/../stack.sh" "$build" bash -c '
   set -e
