@@ -33,7 +33,7 @@ for f in "${exports[@]}"; do list+=",_ticksync_$f"; done
 emcc -Oz -flto -DTICKSYNC_NO_UDP -Wall -Wextra -Werror \
   -I"$work/include" -I"$work/include/msgpack" -I"$src/include" -I"$root/proto" -I"$root/lib/ticksync" \
   "$root/proto/msg.c" "$root/proto/pack.c" \
-  "$root/lib/ticksync/estimator.c" "$root/lib/ticksync/drift.c" "$root/lib/ticksync/fit.c" "$root/lib/ticksync/jitter.c" "$root/lib/ticksync/polling.c" "$root/lib/ticksync/rings.c" "$root/lib/ticksync/samples.c" "$root/lib/ticksync/session.c" "$root/lib/ticksync/timeline.c" \
+  "$root/lib/ticksync/estimator.c" "$root/lib/ticksync/drift.c" "$root/lib/ticksync/fit.c" "$root/lib/ticksync/jitter.c" "$root/lib/ticksync/level.c" "$root/lib/ticksync/polling.c" "$root/lib/ticksync/rings.c" "$root/lib/ticksync/samples.c" "$root/lib/ticksync/session.c" "$root/lib/ticksync/timeline.c" \
   "$work/libmsgpackc.a" \
   -sEXPORTED_FUNCTIONS="$list" -sEXPORTED_RUNTIME_METHODS=HEAPU8 -sWASM_BIGINT -sMODULARIZE -sEXPORT_ES6 \
   -sENVIRONMENT=web -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sFILESYSTEM=0 \

@@ -13,21 +13,10 @@
  *
  * The stages (docs/DESIGN.md, "The estimator"): samples.h keeps the
  * filter, rings.h what the drift and the level read, drift.h the drift and
- * its one error, fit.h the numerics on arrays, polling.h when to ask next.
- * This file admits samples, tells a server step and a new path, reads the
- * level, and slews what the game sees.
- *
- * Level (the offset now). One source at a time (update_level):
- *   - from TS_TUNING.ways_min accepted samples on, each way's least
- *     measurement over the ways kept (since the last bend, and the last
- *     server step once enough are newer), apart: queueing only adds delay,
- *     so the least up is the offset plus the fixed way up and the least
- *     down the fixed way down minus the offset; their up_fraction-weighted
- *     difference is the offset, wrong only by the least queueing either
- *     way met;
- *   - before that, the weighted mean of the points (samples within the
- *     filter's spread of its minimum delay) once there are TS_TUNING.fit_points;
- *   - before that, the chosen sample alone.
+ * its one error, level.h the level, the ways' edges and where a sample
+ * sits against them, fit.h the numerics on arrays, polling.h when to ask
+ * next. This file admits samples, acts on a server step and a new path,
+ * and slews what the game sees.
  *
  * What the game sees is slewed toward the estimate at max_slew, so it never
  * runs backwards, and stepped only forward and only past step_us. A
@@ -43,8 +32,8 @@
 #endif
 
 #include "drift.h"
-#include "fit.h"
 #include "jitter.h"
+#include "level.h"
 #include "polling.h"
 #include "rings.h"
 #include "samples.h"
@@ -59,16 +48,8 @@ struct ticksync_t {
     ts_filter_t filter;                     /* the last accepted samples */
     ts_rings_t rings;                       /* points, ways and blocks: what the drift and level read */
     ts_drift_t drift;
-    bool     fitted;                        /* the line is the estimate (else the chosen sample) */
-    int64_t  fit_local;                     /* the line: fit_offset at fit_local, slope drift.freq */
-    double   fit_offset;
+    ts_level_t level;                       /* the level (else the chosen sample) and the ways' edges */
     int      rises;                         /* samples in a row over the path-change threshold */
-    double   edge_up, edge_down;            /* the ways' lower edges at edge_local (level_from_ways) */
-    int64_t  edge_local;
-    double   edge_slope;
-    double   gap_up, gap_down;              /* the spacing of each way's least measurements */
-    int64_t  edge_span;                     /* how far back the ways that gave the edges go */
-    bool     edges;
     bool     suspect;                       /* a sample below a way's edge waits for a second one */
     bool     suspect_shorter;               /* ... below both, as a shorter route would put it (else a step) */
     sample_t suspect_sample;
@@ -136,6 +117,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
     ts_poll_init(&self->poll, c.burst, c.burst_interval_us, c.interval_us, c.interval_max_us, c.resume_gap_us);
     ts_rings_init(&self->rings, c.drift_points);
     ts_drift_init(&self->drift, c.drift_min_span_us);
+    ts_level_init(&self->level, c.up_fraction);
     self->since = INT64_MIN;
     return self;
 }
@@ -190,86 +172,15 @@ static double filter_spread(const ticksync_t *self)
     return ts_filter_spread(&self->filter);
 }
 
-/* The line's level from each way's least measurement, apart: queueing only
- * ever adds delay, so over the ways ring the least up is the offset plus
- * the path's fixed way up, and the least down its fixed way down minus the
- * offset (each brought to the newest sample's time along the line's slope).
- * Their up_fraction-weighted difference is the offset, wrong only by the
- * least queueing either way met, which shrinks as samples come, where a
- * single sample's (or a mean of near-minimum samples') error is the
- * difference of two queueings met together. */
-static void level_from_ways(ticksync_t *self)
-{
-    const ts_rings_t *r = &self->rings;
-    const ts_drift_t *d = &self->drift;
-    int64_t ref = ts_rings_local(r, ts_rings_way(r, r->nways - 1)->local);
-    /* a slope not yet told from noise would tilt the minima by its noise
-     * times their age: it counts by how far it stands out of its error,
-     * f^4 / (f^4 + (z se)^4): half at z standard errors, as good as none
-     * below, nearly whole above (with f^2 / (f^2 + (z se)^2) a clear drift
-     * of 20 ppm at 3 ppm of error was used at 92 %, and the minima fell
-     * behind by 8 % of the drift over their age) */
-    double se = ts_drift_error(d), f2 = d->freq * d->freq, se2 = TS_TUNING.freq_z * TS_TUNING.freq_z * se * se;
-    double slope = d->known && f2 + se2 > 0 ? d->freq * f2 * f2 / (f2 * f2 + se2 * se2) : 0;
-    /* after a server step, the older ways (moved by the step's estimate)
-     * serve until TS_TUNING.ways_min newer ones are in */
-    double ups[TS_FIT_EDGE_K] = { 0 }, downs[TS_FIT_EDGE_K] = { 0 };   /* n is at least TS_TUNING.ways_min: filled */
-    int nup = 0, ndown = 0;
-    int first = ts_rings_ways_from(r, self->since);
-    if (r->nways - first < TS_TUNING.ways_min)
-        first = 0;
-    while (r->nways - first > TS_TUNING.ways_min && ts_rings_local(r, ts_rings_way(r, first)->local) < d->bend_since)
-        first++;   /* before a bend */
-    for (int i = first; i < r->nways; i++) {
-        const ts_way_t *w = ts_rings_way(r, i);
-        double along = slope * (double) (ref - ts_rings_local(r, w->local));
-        ts_fit_keep_least(ups, &nup, w->up + along);
-        ts_fit_keep_least(downs, &ndown, w->down - along);
-    }
-    double up = ups[0] + r->origin_offset, down = downs[0] - r->origin_offset;
-    double f = self->cfg.up_fraction;
-    self->fit_local = ref;
-    self->fit_offset = (1 - f) * up - f * down;
-    self->fitted = true;
-    self->edge_up = up;
-    self->edge_down = down;
-    self->edge_local = ref;
-    self->edge_slope = slope;
-    self->gap_up = ts_fit_spacing(ups, nup);
-    self->gap_down = ts_fit_spacing(downs, ndown);
-    self->edge_span = ref - ts_rings_local(r, ts_rings_way(r, first)->local);
-    self->edges = true;
-}
-
-/* The estimate's level, from one source: each way's least measurement
- * once there are TS_TUNING.ways_min samples; before, the points' weighted mean
- * (which averages the asymmetric part of near-best samples' jitter away)
- * once there are TS_TUNING.fit_points; before that, the chosen sample alone. */
-static void update_level(ticksync_t *self)
-{
-    if (self->rings.nways >= TS_TUNING.ways_min) {
-        level_from_ways(self);
-    } else if (self->rings.npoints >= TS_TUNING.fit_points) {
-        int64_t lo, dmin;
-        double mt, mo;
-        ts_drift_points_mean(&self->rings, &lo, &dmin, &mt, &mo);
-        self->fit_local = lo + (int64_t) llround(mt);
-        self->fit_offset = mo + self->rings.origin_offset;
-        self->fitted = true;
-    } else {
-        self->fitted = false;
-    }
-}
-
 /* A new path, seen at local: the drift is carried over, the rest starts over. */
 static void reset_filter(ticksync_t *self, int64_t local)
 {
     ts_drift_new_path(&self->drift, local);
     ts_filter_clear(&self->filter);
     ts_rings_clear(&self->rings);
-    self->edges = self->suspect = false;
+    ts_level_clear(&self->level);
+    self->suspect = false;
     self->since = INT64_MIN;
-    self->fitted = false;
     self->rises = 0;
     ts_poll_burst(&self->poll);
     self->stats.path_resets++;
@@ -310,38 +221,7 @@ static void admit(ticksync_t *self, const sample_t *s)
         ts_drift_from_blocks(d, &self->rings);
     add_point(self, s);
     ts_drift_from_ways(d, &self->rings, self->since);
-    update_level(self);
-}
-
-/* How far a sample's two one-way measurements sit above the ways' edges
- * as the model predicts them at its time (below: negative). */
-static void edge_residuals(const ticksync_t *self, const sample_t *s, double *r_up, double *r_down)
-{
-    double f = self->cfg.up_fraction, dt = (double) (s->local - self->edge_local);
-    double up = s->offset + f * (double) s->delay, down = (1 - f) * (double) s->delay - s->offset;
-    *r_up = up - (self->edge_up + self->edge_slope * dt);
-    *r_down = down - (self->edge_down - self->edge_slope * dt);
-}
-
-/* The level's expected error: TS_TUNING.expect_k spacings of each way's least
- * measurements, the two ways weighed as up_fraction splits the offset
- * (ticksync_expected_error says why). Needs the edges. */
-static double level_error(const ticksync_t *self)
-{
-    double f = self->cfg.up_fraction;
-    return TS_TUNING.expect_k * hypot((1 - f) * self->gap_up, f * self->gap_down);
-}
-
-/* How far below an edge a sample at local must sit to be a server step:
- * the model's own error of the edges there (the level's, and the drift's
- * error over the time since the edges' reading, at freq_z; with the drift
- * unknown, any rate a clock may have), at least dev_floor_us (a
- * measurement's noise), at most server_step_us. */
-static double step_limit(const ticksync_t *self, int64_t local)
-{
-    double se = ts_drift_error_or(&self->drift, TS_TUNING.max_freq);
-    double model = level_error(self) + TS_TUNING.freq_z * se * fabs((double) (local - self->edge_local));
-    return fmin((double) self->cfg.server_step_us, fmax(model, TS_TUNING.dev_floor_us));
+    ts_level_update(&self->level, &self->rings, d, self->since);
 }
 
 /* s waits for a second sample: a step of step (its queueing excess), or a
@@ -353,35 +233,6 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
     self->suspect_sample = *s;
     self->suspect_step = step;
     self->suspect_excess = excess;
-}
-
-/* How a sample sits against the ways' edges. */
-typedef enum {
-    EDGES_HELD,      /* as queueing allows */
-    EDGES_STEPPED,   /* below one edge and above the other: the server's time stepped by *step */
-    EDGES_SHORTER,   /* its round trip shorter than the two edges put together: a shorter route */
-} edges_t;
-
-/* Where s sits against the ways' edges as the model puts them at its time:
- * below one by more than the model's error of them (step_limit), which
- * queueing (it only adds) cannot do, while its round trip is not shorter
- * by as much, is a step (*step: how far the server's time moved, + forward;
- * *excess: the sample's queueing, which *step may be off by); a round trip
- * shorter by more than that is a shorter route. */
-static edges_t against_edges(const ticksync_t *self, const sample_t *s, double *step, double *excess)
-{
-    if (!self->edges)
-        return EDGES_HELD;
-    double r_up, r_down;
-    edge_residuals(self, s, &r_up, &r_down);
-    double limit = step_limit(self, s->local);
-    if (r_up + r_down < -limit)
-        return EDGES_SHORTER;
-    if (fmin(r_up, r_down) >= -limit)
-        return EDGES_HELD;
-    *step = (r_up - r_down) / 2;
-    *excess = r_up + r_down;
-    return EDGES_STEPPED;
 }
 
 /* The server's time stepped by step at local time at: every sample kept is
@@ -415,11 +266,11 @@ static double dev_limit(const ticksync_t *self)
  * did not. */
 static void note_predicted(ticksync_t *self, const sample_t *s)
 {
-    if (!self->edges || ts_poll_bursting(&self->poll))
+    if (!self->level.edges || ts_poll_bursting(&self->poll))
         return;
     double r_up, r_down;
-    edge_residuals(self, s, &r_up, &r_down);
-    ts_poll_predicted(&self->poll, -fmin(r_up, r_down) <= level_error(self));
+    ts_level_residuals(&self->level, s, &r_up, &r_down);
+    ts_poll_predicted(&self->poll, -fmin(r_up, r_down) <= ts_level_error(&self->level));
 }
 
 ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
@@ -459,8 +310,9 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
      * way's edge by about the same amount; the first waits for the second.
      * The step is taken from the less queued of the two. */
     double step = 0, excess = 0;
-    edges_t edges = against_edges(self, &s, &step, &excess);
-    if (edges == EDGES_STEPPED) {
+    ts_edges_t edges =
+        ts_level_against(&self->level, &self->drift, &s, (double) self->cfg.server_step_us, &step, &excess);
+    if (edges == TS_EDGES_STEPPED) {
         /* each sample's reading of the step is off by at most half its
          * queueing over the two edges (its excess): two readings of one
          * step differ by no more than server_step_us and that */
@@ -487,7 +339,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
      * where both are shorter the ways' lines jump at the change, which the
      * drift's chords would span (draw 199 of seed 12345 took both ways'
      * new edges at once and still lagged the oracle by 5 ms). */
-    if (edges == EDGES_SHORTER) {
+    if (edges == TS_EDGES_SHORTER) {
         if (self->suspect && self->suspect_shorter) {
             sample_t first = self->suspect_sample;
             reset_filter(self, first.local);
@@ -512,8 +364,8 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
 
 static double target_offset(const ticksync_t *self, int64_t local)
 {
-    if (self->fitted)
-        return self->fit_offset + self->drift.freq * (double) (local - self->fit_local);
+    if (self->level.fitted)
+        return self->level.fit_offset + self->drift.freq * (double) (local - self->level.fit_local);
     const sample_t *c = chosen(self);
     return c ? c->offset + self->drift.freq * (double) (local - c->local) : 0;
 }
@@ -610,11 +462,12 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
  * Before each way has its edge, the bound. */
 int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
 {
-    if (!chosen(self) || !self->edges)
+    if (!chosen(self) || !self->level.edges)
         return ticksync_error_bound(self, local);
-    double level = level_error(self);
+    double level = ts_level_error(&self->level);
     double se = ts_drift_error_or(&self->drift, TS_TUNING.phi_unknown);
-    double age = (double) self->edge_span / TS_TUNING.expect_age + fabs((double) (local - self->edge_local));
+    const ts_level_t *l = &self->level;
+    double age = (double) l->edge_span / TS_TUNING.expect_age + fabs((double) (local - l->edge_local));
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;
     double expected = ceil(level + TS_TUNING.freq_z * se * age + TS_TUNING.bend_k * self->drift.bend_us + slewing + suspect);

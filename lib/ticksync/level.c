@@ -1,0 +1,127 @@
+/* lib/ticksync/level.c - see level.h. */
+#include "level.h"
+
+#include <math.h>
+
+#include "fit.h"
+#include "tuning.h"
+
+void ts_level_init(ts_level_t *l, double up_fraction)
+{
+    *l = (ts_level_t) { .up_fraction = up_fraction };
+}
+
+void ts_level_clear(ts_level_t *l)
+{
+    l->fitted = l->edges = false;
+}
+
+/* The level from each way's least measurement, apart: queueing only ever
+ * adds delay, so over the ways ring the least up is the offset plus the
+ * path's fixed way up, and the least down its fixed way down minus the
+ * offset (each brought to the newest sample's time along the drift).
+ * Their up_fraction-weighted difference is the offset, wrong only by the
+ * least queueing either way met, which shrinks as samples come, where a
+ * single sample's (or a mean of near-minimum samples') error is the
+ * difference of two queueings met together. */
+static void from_ways(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, int64_t since)
+{
+    int64_t ref = ts_rings_local(r, ts_rings_way(r, r->nways - 1)->local);
+    /* a slope not yet told from noise would tilt the minima by its noise
+     * times their age: it counts by how far it stands out of its error,
+     * f^4 / (f^4 + (z se)^4): half at z standard errors, as good as none
+     * below, nearly whole above (with f^2 / (f^2 + (z se)^2) a clear drift
+     * of 20 ppm at 3 ppm of error was used at 92 %, and the minima fell
+     * behind by 8 % of the drift over their age) */
+    double se = ts_drift_error(d), f2 = d->freq * d->freq, se2 = TS_TUNING.freq_z * TS_TUNING.freq_z * se * se;
+    double slope = d->known && f2 + se2 > 0 ? d->freq * f2 * f2 / (f2 * f2 + se2 * se2) : 0;
+    /* after a server step, the older ways (moved by the step's estimate)
+     * serve until TS_TUNING.ways_min newer ones are in */
+    double ups[TS_FIT_EDGE_K] = { 0 }, downs[TS_FIT_EDGE_K] = { 0 };   /* n is at least TS_TUNING.ways_min: filled */
+    int nup = 0, ndown = 0;
+    int first = ts_rings_ways_from(r, since);
+    if (r->nways - first < TS_TUNING.ways_min)
+        first = 0;
+    while (r->nways - first > TS_TUNING.ways_min && ts_rings_local(r, ts_rings_way(r, first)->local) < d->bend_since)
+        first++;   /* before a bend */
+    for (int i = first; i < r->nways; i++) {
+        const ts_way_t *w = ts_rings_way(r, i);
+        double along = slope * (double) (ref - ts_rings_local(r, w->local));
+        ts_fit_keep_least(ups, &nup, w->up + along);
+        ts_fit_keep_least(downs, &ndown, w->down - along);
+    }
+    double up = ups[0] + r->origin_offset, down = downs[0] - r->origin_offset;
+    double f = l->up_fraction;
+    l->fit_local = ref;
+    l->fit_offset = (1 - f) * up - f * down;
+    l->fitted = true;
+    l->edge_up = up;
+    l->edge_down = down;
+    l->edge_local = ref;
+    l->edge_slope = slope;
+    l->gap_up = ts_fit_spacing(ups, nup);
+    l->gap_down = ts_fit_spacing(downs, ndown);
+    l->edge_span = ref - ts_rings_local(r, ts_rings_way(r, first)->local);
+    l->edges = true;
+}
+
+void ts_level_update(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, int64_t since)
+{
+    if (r->nways >= TS_TUNING.ways_min) {
+        from_ways(l, r, d, since);
+    } else if (r->npoints >= TS_TUNING.fit_points) {
+        /* the points' weighted mean averages the asymmetric part of
+         * near-best samples' jitter away */
+        int64_t lo, dmin;
+        double mt, mo;
+        ts_drift_points_mean(r, &lo, &dmin, &mt, &mo);
+        l->fit_local = lo + (int64_t) llround(mt);
+        l->fit_offset = mo + r->origin_offset;
+        l->fitted = true;
+    } else {
+        l->fitted = false;
+    }
+}
+
+void ts_level_residuals(const ts_level_t *l, const ts_sample_t *s, double *r_up, double *r_down)
+{
+    double f = l->up_fraction, dt = (double) (s->local - l->edge_local);
+    double up = s->offset + f * (double) s->delay, down = (1 - f) * (double) s->delay - s->offset;
+    *r_up = up - (l->edge_up + l->edge_slope * dt);
+    *r_down = down - (l->edge_down - l->edge_slope * dt);
+}
+
+double ts_level_error(const ts_level_t *l)
+{
+    double f = l->up_fraction;
+    return TS_TUNING.expect_k * hypot((1 - f) * l->gap_up, f * l->gap_down);
+}
+
+/* How far below an edge a sample at local must sit to be a server step:
+ * the model's own error of the edges there (the level's, and the drift's
+ * error over the time since the edges' reading, at freq_z; with the drift
+ * unknown, any rate a clock may have), at least dev_floor_us (a
+ * measurement's noise), at most server_step_us. */
+static double step_limit(const ts_level_t *l, const ts_drift_t *d, int64_t local, double server_step_us)
+{
+    double se = ts_drift_error_or(d, TS_TUNING.max_freq);
+    double model = ts_level_error(l) + TS_TUNING.freq_z * se * fabs((double) (local - l->edge_local));
+    return fmin(server_step_us, fmax(model, TS_TUNING.dev_floor_us));
+}
+
+ts_edges_t ts_level_against(const ts_level_t *l, const ts_drift_t *d, const ts_sample_t *s, double server_step_us,
+                            double *step, double *excess)
+{
+    if (!l->edges)
+        return TS_EDGES_HELD;
+    double r_up, r_down;
+    ts_level_residuals(l, s, &r_up, &r_down);
+    double limit = step_limit(l, d, s->local, server_step_us);
+    if (r_up + r_down < -limit)
+        return TS_EDGES_SHORTER;
+    if (fmin(r_up, r_down) >= -limit)
+        return TS_EDGES_HELD;
+    *step = (r_up - r_down) / 2;
+    *excess = r_up + r_down;
+    return TS_EDGES_STEPPED;
+}

@@ -1,0 +1,64 @@
+/* lib/ticksync/level.h - the level (the offset at a time) and each way's
+ * lower edge, from what the rings keep and the drift; and where a new
+ * sample sits against those edges, which is how a server step and a
+ * shorter route are told. A value type the estimator embeds.
+ *
+ * The level comes from one source at a time: each way's least measurement
+ * once there are TS_TUNING.ways_min ways (the edges); before, the points'
+ * weighted mean, once there are TS_TUNING.fit_points; before that, none
+ * (the estimator takes the filter's chosen sample). */
+#ifndef TICKSYNC_LEVEL_H
+#define TICKSYNC_LEVEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drift.h"
+#include "rings.h"
+#include "samples.h"
+
+typedef struct {
+    double  up_fraction;         /* the share of the round trip the way up is told to take */
+    bool    fitted;              /* a level is known: fit_offset at fit_local */
+    int64_t fit_local;
+    double  fit_offset;
+    bool    edges;               /* the ways' lower edges are known: */
+    double  edge_up, edge_down;  /* at edge_local */
+    int64_t edge_local;
+    double  edge_slope;          /* the drift as the edges were brought to edge_local along it */
+    double  gap_up, gap_down;    /* the spacing of each way's least measurements */
+    int64_t edge_span;           /* how far back the ways that gave the edges go */
+} ts_level_t;
+
+/* How a sample sits against the ways' edges. */
+typedef enum {
+    TS_EDGES_HELD,      /* as queueing allows */
+    TS_EDGES_STEPPED,   /* below one edge and above the other: the server's time stepped */
+    TS_EDGES_SHORTER,   /* its round trip shorter than the two edges put together: a shorter route */
+} ts_edges_t;
+
+/* No level, for a path whose way up takes up_fraction of the round trip. */
+void ts_level_init(ts_level_t *l, double up_fraction);
+void ts_level_clear(ts_level_t *l);
+/* The level read again from the rings, the drift and the last server step
+ * (since: older ways serve until TS_TUNING.ways_min newer ones are in). */
+void ts_level_update(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, int64_t since);
+
+/* How far s's two one-way measurements sit above the ways' edges as the
+ * model puts them at its time (below: negative). Needs the edges. */
+void ts_level_residuals(const ts_level_t *l, const ts_sample_t *s, double *r_up, double *r_down);
+/* The level's expected error: TS_TUNING.expect_k spacings of each way's
+ * least measurements, weighed as up_fraction splits the offset. Needs the
+ * edges. */
+double ts_level_error(const ts_level_t *l);
+/* Where s sits against the edges. Below one by more than the model's error
+ * of the edges at its time (the level's, the drift's over the time since,
+ * at least dev_floor_us, at most server_step_us), which queueing (it only
+ * adds) cannot do, while its round trip is not shorter by as much: a step
+ * (*step: how far the server's time moved, + forward; *excess: the
+ * sample's queueing, which *step may be off by). A round trip shorter by
+ * more than that: a shorter route. Held while there are no edges. */
+ts_edges_t ts_level_against(const ts_level_t *l, const ts_drift_t *d, const ts_sample_t *s, double server_step_us,
+                            double *step, double *excess);
+
+#endif

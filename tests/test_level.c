@@ -1,0 +1,113 @@
+/* tests/test_level.c - the level and the ways' edges (lib/ticksync/level)
+ * on rings fed as the estimator feeds them: no level before the points,
+ * then the points' mean, then each way's least measurement, which reads
+ * the true offset within its expected error under one-sided queueing and
+ * for a path split unevenly as told; and where a new sample sits against
+ * the edges: queueing is held, a move of the server's time is a step of
+ * that size, a round trip shorter than the edges allow is a shorter
+ * route. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "level.h"
+
+static ts_rings_t r;
+static ts_drift_t d;
+static ts_level_t l;
+
+static double queueing(double q)
+{
+    double u = (rand() + 1.0) / ((double) RAND_MAX + 2.0);
+    return -q * log(u);
+}
+
+/* A sample at second i of a path up_us / down_us each way, with q µs of
+ * queueing each way, the true offset 'offset', split as f tells. */
+static ts_sample_t sample(int i, double up_us, double down_us, double q, double offset, double f)
+{
+    double up = up_us + queueing(q), down = down_us + queueing(q);
+    int64_t delay = llround(up + down);
+    /* t2 - t1 = offset + up; the estimator's offset is t2 - (t1 + f delay) */
+    return (ts_sample_t) { .local = (int64_t) i * 1000000, .offset = offset + up - f * (double) delay, .delay = delay };
+}
+
+static void start(double f, unsigned seed)
+{
+    srand(seed);
+    ts_rings_init(&r, 64);
+    ts_drift_init(&d, 20000000);
+    ts_level_init(&l, f);
+}
+
+static void feed(int from, int to, double up_us, double down_us, double q, double offset, double f)
+{
+    for (int i = from; i < to; i++) {
+        ts_sample_t s = sample(i, up_us, down_us, q, offset, f);
+        ts_rings_follow(&r, s.local, s.offset);
+        if (ts_rings_add_ways(&r, &s, f, d.known ? d.freq : 0))
+            ts_drift_from_blocks(&d, &r);
+        ts_rings_add_point(&r, &s);
+        ts_drift_from_points(&d, &r, INT64_MIN);
+        ts_drift_from_ways(&d, &r, INT64_MIN);
+        ts_level_update(&l, &r, &d, INT64_MIN);
+    }
+}
+
+Test(level, none_then_the_points_then_the_edges)
+{
+    start(0.5, 1);
+    ts_level_update(&l, &r, &d, INT64_MIN);
+    cr_assert_not(l.fitted);
+    feed(0, 3, 20000, 20000, 300, 5000, 0.5);
+    cr_assert_not(l.fitted, "3 points: none yet");
+    feed(3, 4, 20000, 20000, 300, 5000, 0.5);
+    cr_assert(l.fitted && !l.edges, "4 points: their mean");
+    cr_assert(fabs(l.fit_offset - 5000) < 600, "%.0f", l.fit_offset);
+    feed(4, 8, 20000, 20000, 300, 5000, 0.5);
+    cr_assert(l.edges, "8 ways: the edges");
+    cr_assert(isfinite(ts_level_error(&l)));
+}
+
+/* Over 20 draws of 120 s: the edges' level is within its expected error
+ * of the truth in every one, and far closer than a sample's own offset. */
+Test(level, the_edges_read_the_offset_within_their_error)
+{
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        start(0.5, seed);
+        feed(0, 120, 20000, 20000, 1000, 5000, 0.5);
+        double err = fabs(l.fit_offset - 5000);
+        cr_assert(err <= ts_level_error(&l), "seed %u: %.1f us off, expected error %.1f", seed, err,
+                  ts_level_error(&l));
+        cr_assert_lt(err, 100, "seed %u: %.1f us off under 1 ms of queueing each way", seed, err);
+    }
+}
+
+/* A path of 10 ms up and 30 ms down, told so (up_fraction 0.25): the
+ * level is the true offset. */
+Test(level, an_uneven_path_told_so_reads_true)
+{
+    start(0.25, 3);
+    feed(0, 120, 10000, 30000, 300, -2000, 0.25);
+    cr_assert(fabs(l.fit_offset + 2000) < 50, "%.1f", l.fit_offset);
+}
+
+Test(level, where_a_sample_sits_against_the_edges)
+{
+    start(0.5, 5);
+    feed(0, 120, 20000, 20000, 300, 5000, 0.5);
+    double step = 0, excess = 0;
+    ts_sample_t on = { .local = 120000000, .offset = 5000, .delay = 40000 };
+    double r_up, r_down;
+    ts_level_residuals(&l, &on, &r_up, &r_down);
+    cr_assert(fabs(r_up) < 100 && fabs(r_down) < 100, "on the edges: %.1f, %.1f", r_up, r_down);
+    ts_sample_t queued = { .local = 120000000, .offset = 5000 + 3000, .delay = 46000 };   /* 6 ms more up */
+    cr_assert_eq(ts_level_against(&l, &d, &queued, 4000, &step, &excess), TS_EDGES_HELD);
+    ts_sample_t stepped = { .local = 120000000, .offset = 5000 - 10000, .delay = 40000 };   /* the server 10 ms back */
+    cr_assert_eq(ts_level_against(&l, &d, &stepped, 4000, &step, &excess), TS_EDGES_STEPPED);
+    cr_assert(fabs(step + 10000) < 200, "a step of %.0f us", step);
+    ts_sample_t shorter = { .local = 120000000, .offset = 5000, .delay = 30000 };   /* 5 ms less each way */
+    cr_assert_eq(ts_level_against(&l, &d, &shorter, 4000, &step, &excess), TS_EDGES_SHORTER);
+    ts_level_clear(&l);
+    cr_assert_eq(ts_level_against(&l, &d, &stepped, 4000, &step, &excess), TS_EDGES_HELD, "no edges: held");
+}
