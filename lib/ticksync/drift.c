@@ -46,12 +46,12 @@ void ts_drift_points_mean(const ts_rings_t *r, int64_t *lo, int64_t *dmin, doubl
     *mo = o / sw;
 }
 
-/* Whether the ways since the server step at since span enough for
- * ts_drift_from_ways: until they do, the drift found before the step
- * stays. */
-static bool ways_span(const ts_drift_t *d, const ts_rings_t *r, int64_t since)
+/* Whether the ways from the first (ts_rings_ways_from: since the last
+ * server step) span enough for ts_drift_from_ways: until they do, the
+ * drift found before the step stays. */
+static bool ways_span(const ts_drift_t *d, const ts_rings_t *r, int first)
 {
-    int first = ts_rings_ways_from(r, since), n = r->nways - first;
+    int n = r->nways - first;
     int64_t t0 = ts_rings_local(r, ts_rings_way(r, first)->local);
     int64_t last = ts_rings_local(r, ts_rings_way(r, first + n - 1)->local);
     return n >= TS_TUNING.ways_min && (double) (last - t0) >= d->min_span;
@@ -121,7 +121,7 @@ void ts_drift_from_points(ts_drift_t *d, const ts_rings_t *r, int64_t since)
     }
     d->line = (ts_rate_t) { f, n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY };
     d->known = true;
-    if (!ways_span(d, r, since))
+    if (!ways_span(d, r, ts_rings_ways_from(r, since)))
         set_drift(d, f, d->line.se, d->line.se, hi);
 }
 
@@ -269,9 +269,9 @@ static int unbent_window(ts_drift_t *d, const double *t, const double *up, const
  * a heavy tail still tilt by tens of ppm, is not used once this is. */
 void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
 {
-    if (!d->known || !ways_span(d, r, since))
-        return;
     int first = ts_rings_ways_from(r, since), n = r->nways - first;
+    if (!d->known || !ways_span(d, r, first))
+        return;
     int64_t t0 = ts_rings_local(r, ts_rings_way(r, first)->local);
     double t[TS_RINGS_WAYS], up[TS_RINGS_WAYS], down[TS_RINGS_WAYS];
     for (int i = 0; i < n; i++) {

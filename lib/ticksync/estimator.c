@@ -155,7 +155,7 @@ int64_t ticksync_local_us(void)
 }
 #endif
 
-/* ---- the level ------------------------------------------------------------ */
+/* ---- admitting samples ------------------------------------------------------ */
 
 static const sample_t *chosen(const ticksync_t *self)
 {
@@ -470,7 +470,8 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
     double age = (double) l->edge_span / TS_TUNING.expect_age + fabs((double) (local - l->edge_local));
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;
-    double expected = ceil(level + TS_TUNING.freq_z * se * age + TS_TUNING.bend_k * self->drift.bend_us + slewing + suspect);
+    double bend = TS_TUNING.bend_k * self->drift.bend_us;
+    double expected = ceil(level + TS_TUNING.freq_z * se * age + bend + slewing + suspect);
     int64_t bound = ticksync_error_bound(self, local);
     return expected < (double) bound ? (int64_t) expected : bound;
 }

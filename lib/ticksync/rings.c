@@ -1,15 +1,12 @@
 /* lib/ticksync/rings.c - see rings.h. */
 #include "rings.h"
 
-#define ORIGIN_MOVE  (INT32_MAX - (INT64_C(1) << 27))   /* µs (34 minutes): a sample this far after the origin moves it, */
-#define ORIGIN_AHEAD (INT64_C(1) << 30)                 /* to this far before the sample (18 minutes) */
-#define OLDEST       INT32_MIN                          /* a ring's entry older than this against it is forgotten */
-
-/* The i-th oldest entry of a ring of size written up to next, n long. */
-static int at(int next, int n, int size, int i)
-{
-    return (next - n + size + i) % size;
-}
+/* A sample ORIGIN_MOVE µs (34 minutes) after the origin moves it to
+ * ORIGIN_AHEAD (18 minutes) before the sample; an entry older than OLDEST
+ * against the origin is then forgotten. */
+#define ORIGIN_MOVE  (INT32_MAX - (INT64_C(1) << 27))
+#define ORIGIN_AHEAD (INT64_C(1) << 30)
+#define OLDEST       INT32_MIN
 
 void ts_rings_init(ts_rings_t *r, int points_size)
 {
@@ -45,7 +42,7 @@ void ts_rings_follow(ts_rings_t *r, int64_t local, double offset)
     for (; r->nways > 0 && ts_rings_way(r, 0)->local - dt < OLDEST; r->nways--)
         ;
     for (int i = 0; i < r->nways; i++) {
-        ts_way_t *w = &r->ways[at(r->ways_next, r->nways, TS_RINGS_WAYS, i)];
+        ts_way_t *w = &r->ways[ts_rings_at(r->ways_next, r->nways, TS_RINGS_WAYS, i)];
         w->local = (int32_t) (w->local - dt);
         w->up = (float) (w->up - doff);
         w->down = (float) (w->down + doff);
@@ -53,7 +50,7 @@ void ts_rings_follow(ts_rings_t *r, int64_t local, double offset)
     for (; r->npoints > 0 && ts_rings_point(r, 0)->local - dt < OLDEST; r->npoints--)
         ;
     for (int i = 0; i < r->npoints; i++) {
-        ts_point_t *p = &r->points[at(r->points_next, r->npoints, r->points_size, i)];
+        ts_point_t *p = &r->points[ts_rings_at(r->points_next, r->npoints, r->points_size, i)];
         p->local = (int32_t) (p->local - dt);
         p->offset = (float) (p->offset - doff);
     }
@@ -62,7 +59,8 @@ void ts_rings_follow(ts_rings_t *r, int64_t local, double offset)
     if (r->open_count > 0 && ts_block_time(&r->open_block) - dt < OLDEST)
         r->open_count = 0;
     for (int i = 0; i < r->nblocks + (r->open_count > 0); i++) {
-        ts_block_t *b = i < r->nblocks ? &r->blocks[at(r->blocks_next, r->nblocks, TS_RINGS_BLOCKS, i)] : &r->open_block;
+        ts_block_t *b = i == r->nblocks ? &r->open_block
+                                        : &r->blocks[ts_rings_at(r->blocks_next, r->nblocks, TS_RINGS_BLOCKS, i)];
         b->t_up = (int32_t) (b->t_up - dt);
         b->t_down = (int32_t) (b->t_down - dt);
         b->up = (float) (b->up - doff);

@@ -86,6 +86,13 @@ bool ts_rings_add_ways(ts_rings_t *r, const ts_sample_t *s, double up_fraction, 
  * when none is). */
 int ts_rings_ways_from(const ts_rings_t *r, int64_t since);
 
+/* The place of the i-th oldest of the n entries of a ring of size whose
+ * next write goes to next. */
+static inline int ts_rings_at(int next, int n, int size, int i)
+{
+    return (next - n + size + i) % size;
+}
+
 /* A ring's time as local time. */
 static inline int64_t ts_rings_local(const ts_rings_t *r, int32_t t)
 {
@@ -95,17 +102,17 @@ static inline int64_t ts_rings_local(const ts_rings_t *r, int32_t t)
 /* The i-th oldest point, way and block. */
 static inline const ts_point_t *ts_rings_point(const ts_rings_t *r, int i)
 {
-    return &r->points[(r->points_next - r->npoints + r->points_size + i) % r->points_size];
+    return &r->points[ts_rings_at(r->points_next, r->npoints, r->points_size, i)];
 }
 
 static inline const ts_way_t *ts_rings_way(const ts_rings_t *r, int i)
 {
-    return &r->ways[(r->ways_next - r->nways + TS_RINGS_WAYS + i) % TS_RINGS_WAYS];
+    return &r->ways[ts_rings_at(r->ways_next, r->nways, TS_RINGS_WAYS, i)];
 }
 
 static inline const ts_block_t *ts_rings_block(const ts_rings_t *r, int i)
 {
-    return &r->blocks[(r->blocks_next - r->nblocks + TS_RINGS_BLOCKS + i) % TS_RINGS_BLOCKS];
+    return &r->blocks[ts_rings_at(r->blocks_next, r->nblocks, TS_RINGS_BLOCKS, i)];
 }
 
 /* The earlier of a block's two times. */
