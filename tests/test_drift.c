@@ -9,16 +9,10 @@
 #include <stdlib.h>
 
 #include "drift.h"
+#include "ringfeed.h"
 
 static ts_rings_t r;
 static ts_drift_t d;
-
-/* Exponential queueing of mean q µs. */
-static double queueing(double q)
-{
-    double u = (rand() + 1.0) / ((double) RAND_MAX + 2.0);
-    return -q * log(u);
-}
 
 /* One exchange a second from second 'from' to 'to' of a path 20 ms each
  * way with q µs of queueing each way, the offset rate(t) µs/µs at t;
@@ -29,14 +23,9 @@ static void feed(int from, int to, double (*rate)(double), double q, double *off
     for (int i = from; i < to; i++) {
         int64_t t = (int64_t) i * 1000000;
         *offset += rate((double) t) * 1e6;
-        double qu = queueing(q), qd = queueing(q);
+        double qu = ringfeed_queueing(q), qd = ringfeed_queueing(q);
         ts_sample_t s = { .local = t, .offset = *offset + (qu - qd) / 2, .delay = (int64_t) (40000 + qu + qd) };
-        ts_rings_follow(&r, s.local, s.offset);
-        if (ts_rings_add_ways(&r, &s, 0.5, d.known ? d.freq : 0))
-            ts_drift_from_blocks(&d, &r);
-        ts_rings_add_point(&r, &s);
-        ts_drift_from_points(&d, &r, INT64_MIN);
-        ts_drift_from_ways(&d, &r, INT64_MIN);
+        ringfeed(&r, &d, &s, 0.5);
     }
 }
 

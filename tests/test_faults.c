@@ -153,7 +153,8 @@ Test(faults, gate_killed_under_players_comes_back_without_phantoms, .fini = stop
 
 /* One exchange over fd: true when the shard measured it (SYNC_RESULT),
  * false when the gate answered its SYNC_ACK UNAVAILABLE (the shard was
- * being restarted). */
+ * being restarted); *type and *code say what came (code 0 for a
+ * SYNC_RESULT). */
 static bool try_exchange_said(int fd, uint64_t seq, int64_t *type, int64_t *code)
 {
     msgpack_unpacked m;
@@ -276,8 +277,9 @@ static void round_of(int *fd, int n, uint64_t seq)
 {
     for (int p = 0; p < n; p++) {
         int64_t type, code;
-        cr_assert(try_exchange_said(fd[p], seq, &type, &code), "player %d measured in round %llu (type %lld, code %lld)",
-                  p, (unsigned long long) seq, (long long) type, (long long) code);
+        cr_assert(try_exchange_said(fd[p], seq, &type, &code),
+                  "player %d measured in round %llu (type %lld, code %lld)", p, (unsigned long long) seq,
+                  (long long) type, (long long) code);
     }
 }
 

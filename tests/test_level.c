@@ -11,22 +11,17 @@
 #include <stdlib.h>
 
 #include "level.h"
+#include "ringfeed.h"
 
 static ts_rings_t r;
 static ts_drift_t d;
 static ts_level_t l;
 
-static double queueing(double q)
-{
-    double u = (rand() + 1.0) / ((double) RAND_MAX + 2.0);
-    return -q * log(u);
-}
-
 /* A sample at second i of a path up_us / down_us each way, with q µs of
  * queueing each way, the true offset 'offset', split as f tells. */
 static ts_sample_t sample(int i, double up_us, double down_us, double q, double offset, double f)
 {
-    double up = up_us + queueing(q), down = down_us + queueing(q);
+    double up = up_us + ringfeed_queueing(q), down = down_us + ringfeed_queueing(q);
     int64_t delay = llround(up + down);
     /* t2 - t1 = offset + up; the estimator's offset is t2 - (t1 + f delay) */
     return (ts_sample_t) { .local = (int64_t) i * 1000000, .offset = offset + up - f * (double) delay, .delay = delay };
@@ -44,12 +39,7 @@ static void feed(int from, int to, double up_us, double down_us, double q, doubl
 {
     for (int i = from; i < to; i++) {
         ts_sample_t s = sample(i, up_us, down_us, q, offset, f);
-        ts_rings_follow(&r, s.local, s.offset);
-        if (ts_rings_add_ways(&r, &s, f, d.known ? d.freq : 0))
-            ts_drift_from_blocks(&d, &r);
-        ts_rings_add_point(&r, &s);
-        ts_drift_from_points(&d, &r, INT64_MIN);
-        ts_drift_from_ways(&d, &r, INT64_MIN);
+        ringfeed(&r, &d, &s, f);
         ts_level_update(&l, &r, &d, INT64_MIN);
     }
 }

@@ -61,7 +61,8 @@ Test(rings, a_block_holds_each_ways_least)
     bool closed = false;
     for (int i = 0; i < TS_RINGS_BLOCK; i++) {
         double q_up = i == 3 ? 0 : 500, q_down = i == 5 ? 0 : 700;
-        ts_sample_t s = { .local = i * 1000000LL, .offset = (q_up - q_down) / 2, .delay = (int64_t) (40000 + q_up + q_down) };
+        ts_sample_t s = { .local = i * 1000000LL, .offset = (q_up - q_down) / 2,
+                          .delay = (int64_t) (40000 + q_up + q_down) };
         ts_rings_follow(&r, s.local, s.offset);
         cr_assert_not(closed, "no block before the %dth way", TS_RINGS_BLOCK);
         closed = ts_rings_add_ways(&r, &s, 0.5, 0);
