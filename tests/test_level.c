@@ -73,6 +73,40 @@ Test(level, the_edges_read_the_offset_within_their_error)
     }
 }
 
+/* The 95 % point the expected error takes. A way's least measurement is
+ * an exponential's worth above its edge, of a mean read off 4 gaps: a
+ * Lomax, whose 95 % point is 4 (20^(1/4) - 1) = 4.46 of that mean. With
+ * both ways alike, or one clean, it is that of the one way's share (the
+ * two alike tails add to one); with the ways apart, between the larger's
+ * share alone at its weight and that. */
+Test(level, the_95_point_of_two_ways_least_queueing)
+{
+    ts_level_t l2;
+    ts_level_init(&l2, 0.5);
+    double lomax = 4 * (pow(20, 0.25) - 1) * 200;   /* a share of 200 us */
+    l2.gap_up = l2.gap_down = 400;
+    cr_assert(fabs(ts_level_error95(&l2) - lomax) < 0.5, "%.2f against %.2f", ts_level_error95(&l2), lomax);
+    l2.gap_down = 1e-9;
+    cr_assert(fabs(ts_level_error95(&l2) - lomax) < 0.5, "%.2f against %.2f", ts_level_error95(&l2), lomax);
+    l2.gap_down = 100;
+    double x = ts_level_error95(&l2);
+    cr_assert(x > 800 && x < lomax, "%.2f", x);
+}
+
+/* Over 400 draws of 120 s under 1 ms of exponential queueing each way,
+ * the edges' level is within that 95 % point in about 95 % of them: the
+ * figure is a quantile, not a bound (ts_level_error is the wide one). */
+Test(level, the_95_point_covers_about_95_percent)
+{
+    int held = 0, n = 400;
+    for (unsigned seed = 1; seed <= (unsigned) n; seed++) {
+        start(0.5, 1000 + seed);
+        feed(0, 120, 20000, 20000, 1000, 5000, 0.5);
+        held += fabs(l.fit_offset - 5000) <= ts_level_error95(&l);
+    }
+    cr_assert(held >= n * 90 / 100 && held <= n * 99 / 100, "%d of %d", held, n);
+}
+
 /* A path of 10 ms up and 30 ms down, told so (up_fraction 0.25): the
  * level is the true offset. */
 Test(level, an_uneven_path_told_so_reads_true)

@@ -449,10 +449,9 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
 /* From what the estimator knows (and never more than the bound: the
  * error always lies within the bound, so where the estimate below is the
  * wider the bound is the tighter true statement, at full coverage):
- *   - the level is off by the least queueing each way met, about the
- *     spacing of its least measurements (an exponential's bottom is under
- *     three of them 95 % of the time; TS_TUNING.expect_k allows for two ways and a
- *     spacing read off five);
+ *   - the level is off by the least queueing each way met, an
+ *     exponential's worth each, of the spacing of its least measurements
+ *     (ts_level_error95: their difference's 95 % point);
  *   - the drift's error (ts_drift_error) tilts it over the minima's age and
  *     the time since;
  *   - a drift that changes bends the edges, and the kept window's line
@@ -464,7 +463,7 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
 {
     if (!chosen(self) || !self->level.edges)
         return ticksync_error_bound(self, local);
-    double level = ts_level_error(&self->level);
+    double level = ts_level_error95(&self->level);
     double se = ts_drift_error_or(&self->drift, TS_TUNING.phi_unknown);
     const ts_level_t *l = &self->level;
     double age = (double) l->edge_span / TS_TUNING.expect_age + fabs((double) (local - l->edge_local));

@@ -97,6 +97,33 @@ double ts_level_error(const ts_level_t *l)
     return TS_TUNING.expect_k * hypot((1 - f) * l->gap_up, f * l->gap_down);
 }
 
+/* A way's least of n measurements sits above its edge by about an
+ * exponential's worth of queueing (the bottom of any density is flat at
+ * the scale of 1 / n), whose mean the spacing of the least ones reads off
+ * g = TS_FIT_EDGE_K - 1 gaps: what a next such least is, given that
+ * reading, is a Lomax, beyond x with chance T(x; m) = (1 + x / (g m))^-g. The level,
+ * (1 - f) up - f down, is off by the difference of two, of means
+ * a = (1 - f) gap_up and b = f gap_down, beyond x either way with chance
+ * (a T(x; a) + b T(x; b)) / (a + b). x is where that is 5 %: from below it
+ * (the larger term alone at 5 %), Newton's steps rise to it, the chance
+ * being convex; six take it to a double's precision. With both ways alike, or one
+ * clean, that is 4 (20^(1/4) - 1) = 4.46 times the larger way's share:
+ * 3.2 times their hypot, where ts_level_error allows 5. test_level: the
+ * edges' level within it in 378 of 400 draws of exponential queueing. */
+double ts_level_error95(const ts_level_t *l)
+{
+    double f = l->up_fraction, a = (1 - f) * l->gap_up, b = f * l->gap_down;
+    double hi = fmax(a, b), lo = fmin(a, b);
+    const double g = TS_FIT_EDGE_K - 1;   /* gaps the spacing is read off */
+    double x = g * hi * (pow(20 * hi / (a + b), 1 / g) - 1);
+    for (int i = 0; i < 6 && lo > 0; i++) {
+        double phi = 1 / (1 + x / (g * hi)), plo = 1 / (1 + x / (g * lo));
+        double th = pow(phi, g), tl = pow(plo, g);
+        x += (hi * th + lo * tl - 0.05 * (a + b)) / (th * phi + tl * plo);
+    }
+    return x;
+}
+
 /* How far below an edge a sample at local must sit to be a server step:
  * the model's own error of the edges there (the level's, and the drift's
  * error over the time since the edges' reading, at freq_z; with the drift

@@ -47,10 +47,17 @@ void ts_level_update(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, in
 /* How far s's two one-way measurements sit above the ways' edges as the
  * model puts them at its time (below: negative). Needs the edges. */
 void ts_level_residuals(const ts_level_t *l, const ts_sample_t *s, double *r_up, double *r_down);
-/* The level's expected error: TS_TUNING.expect_k spacings of each way's
- * least measurements, weighed as up_fraction splits the offset. Needs the
- * edges. */
+/* The level's error allowance, for the tests against the edges (a step, a
+ * shorter route, a sample the model did not predict): TS_TUNING.expect_k
+ * spacings of each way's least measurements, weighed as up_fraction splits
+ * the offset; wide, since a sample taken for a step costs a confirming
+ * one. Needs the edges. */
 double ts_level_error(const ts_level_t *l);
+/* The 95 % point of the level's error as the model states it, for the
+ * expected error: each way's least measurement sits above its edge by an
+ * exponential's worth of queueing whose mean is the way's spacing. Needs
+ * the edges. */
+double ts_level_error95(const ts_level_t *l);
 /* Where s sits against the edges. Below one by more than the model's error
  * of the edges at its time (the level's, the drift's over the time since,
  * at least dev_floor_us, at most server_step_us), which queueing (it only
