@@ -114,11 +114,11 @@ double ts_level_error95(const ts_level_t *l)
 {
     double f = l->up_fraction, a = (1 - f) * l->gap_up, b = f * l->gap_down;
     double hi = fmax(a, b), lo = fmin(a, b);
-    const double g = TS_FIT_EDGE_K - 1;   /* gaps the spacing is read off */
-    double x = g * hi * (pow(20 * hi / (a + b), 1 / g) - 1);
+    _Static_assert(TS_FIT_EDGE_K == 5, "the spacing is read off g = 4 gaps: the powers below are 4th");
+    double x = 4 * hi * (sqrt(sqrt(20 * hi / (a + b))) - 1);
     for (int i = 0; i < 6 && lo > 0; i++) {
-        double phi = 1 / (1 + x / (g * hi)), plo = 1 / (1 + x / (g * lo));
-        double th = pow(phi, g), tl = pow(plo, g);
+        double phi = 1 / (1 + x / (4 * hi)), plo = 1 / (1 + x / (4 * lo));
+        double th = phi * phi * phi * phi, tl = plo * plo * plo * plo;
         x += (hi * th + lo * tl - 0.05 * (a + b)) / (th * phi + tl * plo);
     }
     return x;
