@@ -681,3 +681,42 @@ Test(estimator, refuses_settings_out_of_range)
     c.up_fraction = 1.5;
     cr_assert_null(ticksync_new(&c));
 }
+
+/* interval_max_us: the interval doubles once the rate is steady (the long
+ * history gives the drift, some 256 samples in) and each sample lands
+ * where the model put it, so a steady path is asked about half as often
+ * from then on; a rate that bends keeps the floor, since its edges move
+ * before single samples show it, and is followed as at a fixed interval. */
+static long samples_over(path_t p, int64_t interval_max_us, double *p99_us)
+{
+    ticksync_config_t c;
+    ticksync_config_default(&c);
+    c.interval_us = 1000000;
+    c.interval_max_us = interval_max_us;
+    ticksync_t *ts = ticksync_new(&c);
+    result_t r;
+    run(ts, &p, 900, 300, &r, NULL);
+    cr_assert_eq(r.backwards, 0);
+    cr_assert(r.bound_held);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    *p99_us = p99(&r);
+    ticksync_destroy(&ts);
+    return (long) st.samples;
+}
+
+Test(estimator, the_interval_lengthens_only_while_the_rate_is_steady)
+{
+    path_t steady = { .rng = 31, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .jitter_kind = 1,
+                      .drift = 20e-6, .clock_offset = 5 };
+    path_t bending = steady;
+    bending.wander = 30e-6;
+    bending.wander_period_s = 600;
+    double steady_p99, bending_p99, fixed_p99;
+    long s = samples_over(steady, 2000000, &steady_p99), b = samples_over(bending, 2000000, &bending_p99);
+    long f = samples_over(bending, 1000000, &fixed_p99);
+    cr_assert_lt(s, 700, "steady: %ld exchanges in 900 s (about 260 at 1 s, then at 2 s)", s);
+    cr_assert_lt(steady_p99, 100, "steady: p99 %.0f us from 300 s on", steady_p99);
+    cr_assert_gt(b, f - 20, "bending: %ld exchanges in 900 s, %ld at a fixed 1 s", b, f);
+    cr_assert_leq(bending_p99, 1.1 * fixed_p99, "bending: p99 %.0f us, %.0f at a fixed 1 s", bending_p99, fixed_p99);
+}

@@ -257,20 +257,23 @@ static double dev_limit(const ticksync_t *self)
 }
 
 /* Whether the model predicted an accepted sample, for the interval
- * (polling.h): neither of its one-way measurements is below its way's edge,
- * as the model puts the edge at the sample's time, by more than the
- * level's expected error (TS_TUNING.expect_k spacings of the ways' least
- * measurements, as ticksync_expected_error has it). Queueing only ever
+ * (polling.h): the rate is steady, as the long history says (it gives the
+ * drift only where no bend and no curve, the runs test, shows over some
+ * 256 samples), and neither of the sample's one-way measurements is below
+ * its way's edge, as the model puts the edge at the sample's time, by
+ * more than the level's allowance (ts_level_error). Queueing only ever
  * adds, so a measurement below an edge is the model's error, not noise:
  * the edge moved (a changing rate, a step, a new path) where the model
- * did not. */
+ * did not. A rate that bends shows in single samples only once the edges
+ * have moved by more than that, and with half the samples the window sees
+ * the bend half as soon: the interval waits for the long history. */
 static void note_predicted(ticksync_t *self, const sample_t *s)
 {
     if (!self->level.edges || ts_poll_bursting(&self->poll))
         return;
     double r_up, r_down;
     ts_level_residuals(&self->level, s, &r_up, &r_down);
-    ts_poll_predicted(&self->poll, -fmin(r_up, r_down) <= ts_level_error(&self->level));
+    ts_poll_predicted(&self->poll, self->drift.long_known && -fmin(r_up, r_down) <= ts_level_error(&self->level));
 }
 
 ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)

@@ -6,10 +6,11 @@
  * embeds; no clock of its own: every time is the caller's local one.
  *
  * The interval adapts, as chrony's polling does: it doubles, up to
- * interval_max_us, after TS_TUNING.poll_streak (tuning.h) samples in a row that the clock's
- * model predicted (each within the model's own expected error), and goes
- * back to interval_us (the floor: the server's sync_interval_ms) at the
- * first it did not, or with a burst. */
+ * interval_max_us, after TS_TUNING.poll_streak (tuning.h) samples in a
+ * row that the clock's model predicted (a steady rate, and each sample
+ * within the model's allowance of its edges: the estimator's
+ * note_predicted), and goes back to interval_us (the floor: the server's
+ * sync_interval_ms) at the first it did not, or with a burst. */
 #ifndef TICKSYNC_POLLING_H
 #define TICKSYNC_POLLING_H
 

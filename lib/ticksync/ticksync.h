@@ -64,8 +64,10 @@ typedef struct {
                                     once the model's own error of the edges is less, down to 0.5 ms (4000) */
     int64_t resume_gap_us;       /* ticksync_now asked after this long, and 8 times its usual gap, is a
                                     resume (2000000) */
-    int64_t interval_max_us;     /* the interval doubles up to this while the clock predicts each sample, and
-                                    is back to interval_us at the first it does not (interval_us: fixed) */
+    int64_t interval_max_us;     /* the interval doubles up to this while the clock's rate is steady and it
+                                    predicts each sample, and is back to interval_us at the first it does not
+                                    (interval_us: fixed; 2 x interval_us: a third fewer exchanges on a
+                                    steady path for the same accuracy) */
 } ticksync_config_t;
 
 typedef enum {
