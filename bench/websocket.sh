@@ -41,7 +41,7 @@ for conns in 100 400; do
   done
 done
 stop_stack
-echo "lowest ratio: $worst (target: at least 0.70)"
+echo "lowest ratio: $worst (target: at least 0.85, #33)"
 wasm=$BUILD/bindings/web/pkg/ticksync_wasm.wasm
 if [ -f "$wasm" ]; then
   for f in "$wasm" "${wasm%.wasm}.mjs" "$BUILD/bindings/web/pkg/ticksync.mjs"; do
