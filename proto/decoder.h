@@ -1,7 +1,7 @@
-/* proto/decoder.h - a reusable place to decode into: the msgpack zone that
- * message and envelope decoding unpack into, kept (and cleared) between
- * messages, so a busy loop allocates nothing per message. One per thread;
- * ts_msg_decode and ts_env_decode without one make a zone per call. */
+/* proto/decoder.h - a reusable place to decode into: the array a
+ * message's or an envelope's elements are kept in while its decoder reads
+ * them (pack.h). Decoding allocates nothing; one per thread, and
+ * ts_msg_decode and ts_env_decode without one keep theirs on the stack. */
 #ifndef TS_PROTO_DECODER_H
 #define TS_PROTO_DECODER_H
 

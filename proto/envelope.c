@@ -107,8 +107,7 @@ int ts_env_next(ts_decoder_t *dec, const uint8_t *buf, size_t len, size_t *off, 
     if (*off >= len)
         return 0;
     msgpack_object obj;
-    int rc = ts_pack_next(&dec->zone, buf, len, off, &obj) ? decode_array(&obj, out) : -1;
-    msgpack_zone_clear(&dec->zone);
+    int rc = ts_pack_next(dec->keep, buf, len, off, &obj) ? decode_array(&obj, out) : -1;
     if (rc < 0)
         *off = len;
     return rc < 0 ? -1 : 1;
@@ -117,11 +116,6 @@ int ts_env_next(ts_decoder_t *dec, const uint8_t *buf, size_t len, size_t *off, 
 int ts_env_decode(const uint8_t *buf, size_t len, ts_env_t *out)
 {
     memset(out, 0, sizeof *out);
-    msgpack_zone zone;
-    if (!msgpack_zone_init(&zone, 1024))
-        return -1;
-    msgpack_object obj;
-    int rc = ts_pack_one(&zone, buf, len, &obj) ? decode_array(&obj, out) : -1;
-    msgpack_zone_destroy(&zone);
-    return rc;
+    msgpack_object keep[TS_PACK_KEEP], obj;
+    return ts_pack_one(keep, buf, len, &obj) ? decode_array(&obj, out) : -1;
 }

@@ -147,21 +147,13 @@ ts_error_t ts_msg_decode_with(ts_decoder_t *dec, const uint8_t *buf, size_t len,
 {
     memset(out, 0, sizeof *out);
     msgpack_object obj;
-    ts_error_t rc = ts_pack_one(&dec->zone, buf, len, &obj) ? decode_object(&obj, dir, out) : TS_BAD_FRAME;
-    msgpack_zone_clear(&dec->zone);
-    return rc;
+    return ts_pack_one(dec->keep, buf, len, &obj) ? decode_object(&obj, dir, out) : TS_BAD_FRAME;
 }
 
 ts_error_t ts_msg_decode(const uint8_t *buf, size_t len, ts_dir_t dir, ts_msg_t *out)
 {
     ts_decoder_t dec;
-    if (!msgpack_zone_init(&dec.zone, 1024)) {
-        memset(out, 0, sizeof *out);
-        return TS_BAD_FRAME;
-    }
-    ts_error_t rc = ts_msg_decode_with(&dec, buf, len, dir, out);
-    msgpack_zone_destroy(&dec.zone);
-    return rc;
+    return ts_msg_decode_with(&dec, buf, len, dir, out);
 }
 
 static void pack_text(msgpack_packer *pk, const char *text)

@@ -1,6 +1,7 @@
 /* proto/pack.c - see pack.h. */
 #include "pack.h"
 
+#include <msgpack/unpack_define.h>
 #include <stdlib.h>
 
 bool ts_obj_u64(const msgpack_object *obj, uint64_t *out)
@@ -30,112 +31,196 @@ bool ts_obj_opt_i64(const msgpack_object *obj, bool *has, int64_t *out)
     return !*has || ts_obj_i64(obj, out);
 }
 
-/* Big-endian unsigned of n bytes at p. */
-static uint64_t be(const uint8_t *p, size_t n)
+/* ---- msgpack-c's unpacker, into a flat array ------------------------------
+ *
+ * msgpack-c's parser is a template (msgpack/unpack_template.h, installed
+ * with it) that calls back for each value; its own msgpack_unpack's
+ * callbacks build a tree of objects in a zone, reserving each container's
+ * elements from its declared count. Every message of the protocol is one
+ * flat array, and its decoders read at most its first TS_PACK_KEEP
+ * elements and never a nested container's, so these callbacks keep the
+ * root array's first TS_PACK_KEEP elements in the caller's array and
+ * nothing else: no zone, no allocation, and so no count that could make
+ * one (an array32 claiming 16M elements in 6 bytes is simply cut short).
+ * A nested container is an object of its type with no elements; strings,
+ * bins and exts point into the buffer, as msgpack-c's do. */
+
+typedef struct {
+    msgpack_object *keep;   /* the root array's elements */
+    bool            root_seen;
+} flat_user;
+
+#define msgpack_unpack_struct(name) struct flat##name
+#define msgpack_unpack_func(ret, name) static ret flat##name
+#define msgpack_unpack_callback(name) flat_callback##name
+#define msgpack_unpack_object msgpack_object
+#define msgpack_unpack_user flat_user
+
+static inline msgpack_object flat_callback_root(flat_user *u)
 {
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
+    (void) u;
+    return (msgpack_object) { .type = MSGPACK_OBJECT_NIL };
 }
 
-bool ts_pack_plausible(const uint8_t *b, size_t len)
+static inline int flat_unsigned(uint64_t d, msgpack_object *o)
 {
-    size_t i = 0;
-    uint64_t pending = 1;   /* values still to walk */
-    while (pending > 0) {
-        if (i >= len)
-            return false;
-        pending--;
-        uint8_t t = b[i++];
-        if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 || t == 0xc3)
-            continue;                                              /* the byte is the value */
-        if (t >= 0xcc && t <= 0xd3) {                              /* (u)int 8..64: most of what is left */
-            size_t n = (size_t) 1 << ((t - 0xcc) & 3);
-            if (n > len - i)
-                return false;
-            i += n;
-            continue;
-        }
-        uint64_t elements = 0, payload = 0;
-        size_t head = 0;    /* length bytes after the type byte */
-        if (t <= 0x8f) {
-            elements = 2u * (t & 0x0fu);
-        } else if (t <= 0x9f) {
-            elements = t & 0x0fu;
-        } else if (t <= 0xbf) {
-            payload = t & 0x1fu;
-        } else {
-            switch (t) {
-            case 0xc4: case 0xd9: head = 1; break;                 /* bin8, str8 */
-            case 0xc5: case 0xda: head = 2; break;                 /* bin16, str16 */
-            case 0xc6: case 0xdb: head = 4; break;                 /* bin32, str32 */
-            case 0xc7: head = 1; payload = 1; break;               /* ext8: + type */
-            case 0xc8: head = 2; payload = 1; break;
-            case 0xc9: head = 4; payload = 1; break;
-            case 0xca: payload = 4; break;                         /* float32 */
-            case 0xcb: payload = 8; break;
-            case 0xcc: case 0xd0: payload = 1; break;              /* (u)int8 */
-            case 0xcd: case 0xd1: payload = 2; break;
-            case 0xce: case 0xd2: payload = 4; break;
-            case 0xcf: case 0xd3: payload = 8; break;
-            case 0xd4: payload = 2; break;                         /* fixext1..16: type + data */
-            case 0xd5: payload = 3; break;
-            case 0xd6: payload = 5; break;
-            case 0xd7: payload = 9; break;
-            case 0xd8: payload = 17; break;
-            case 0xdc: case 0xde: head = 2; break;                 /* array16, map16 */
-            case 0xdd: case 0xdf: head = 4; break;                 /* array32, map32 */
-            default: return false;                                 /* 0xc1: never used */
-            }
-            if (head > len - i)
-                return false;
-            uint64_t n = be(b + i, head);
-            i += head;
-            if (t == 0xdc || t == 0xdd)
-                elements = n;
-            else if (t == 0xde || t == 0xdf)
-                elements = 2 * n;
-            else if (head)
-                payload += n;
-        }
-        if (payload > len - i || elements > len - i)
-            return false;
-        i += (size_t) payload;
-        pending += elements;
+    o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+    o->via.u64 = d;
+    return 0;
+}
+
+static inline int flat_signed(int64_t d, msgpack_object *o)
+{
+    if (d >= 0)
+        return flat_unsigned((uint64_t) d, o);
+    o->type = MSGPACK_OBJECT_NEGATIVE_INTEGER;
+    o->via.i64 = d;
+    return 0;
+}
+
+/* The integers, one callback a width: as msgpack-c has them, a
+ * non-negative one is POSITIVE_INTEGER whatever its type. */
+#define FLAT_INT(width, type, as)                                                \
+    static inline int flat_callback_##width(flat_user *u, type d, msgpack_object *o) \
+    {                                                                            \
+        (void) u;                                                                \
+        return as(d, o);                                                         \
     }
+FLAT_INT(uint8, uint8_t, flat_unsigned)
+FLAT_INT(uint16, uint16_t, flat_unsigned)
+FLAT_INT(uint32, uint32_t, flat_unsigned)
+FLAT_INT(uint64, uint64_t, flat_unsigned)
+FLAT_INT(int8, int8_t, flat_signed)
+FLAT_INT(int16, int16_t, flat_signed)
+FLAT_INT(int32, int32_t, flat_signed)
+FLAT_INT(int64, int64_t, flat_signed)
+#undef FLAT_INT
+
+static inline int flat_callback_float(flat_user *u, float d, msgpack_object *o)
+{
+    (void) u;
+    *o = (msgpack_object) { .type = MSGPACK_OBJECT_FLOAT32, .via.f64 = d };
+    return 0;
+}
+
+static inline int flat_callback_double(flat_user *u, double d, msgpack_object *o)
+{
+    (void) u;
+    *o = (msgpack_object) { .type = MSGPACK_OBJECT_FLOAT64, .via.f64 = d };
+    return 0;
+}
+
+static inline int flat_callback_nil(flat_user *u, msgpack_object *o)
+{
+    (void) u;
+    o->type = MSGPACK_OBJECT_NIL;
+    return 0;
+}
+
+static inline int flat_callback_true(flat_user *u, msgpack_object *o)
+{
+    (void) u;
+    *o = (msgpack_object) { .type = MSGPACK_OBJECT_BOOLEAN, .via.boolean = true };
+    return 0;
+}
+
+static inline int flat_callback_false(flat_user *u, msgpack_object *o)
+{
+    (void) u;
+    *o = (msgpack_object) { .type = MSGPACK_OBJECT_BOOLEAN, .via.boolean = false };
+    return 0;
+}
+
+/* The first container met is the root (its header comes before anything
+ * in it): its elements go to keep; any other keeps none. */
+static inline int flat_callback_array(flat_user *u, unsigned int n, msgpack_object *o)
+{
+    (void) n;
+    o->type = MSGPACK_OBJECT_ARRAY;
+    o->via.array.size = 0;
+    o->via.array.ptr = u->root_seen ? NULL : u->keep;
+    u->root_seen = true;
+    return 0;
+}
+
+static inline int flat_callback_array_item(flat_user *u, msgpack_object *c, msgpack_object o)
+{
+    (void) u;
+    if (c->via.array.ptr && c->via.array.size < TS_PACK_KEEP)
+        c->via.array.ptr[c->via.array.size++] = o;
+    return 0;
+}
+
+static inline int flat_callback_map(flat_user *u, unsigned int n, msgpack_object *o)
+{
+    (void) n;
+    u->root_seen = true;
+    *o = (msgpack_object) { .type = MSGPACK_OBJECT_MAP };
+    return 0;
+}
+
+static inline int flat_callback_map_item(flat_user *u, msgpack_object *c, msgpack_object k, msgpack_object v)
+{
+    (void) u, (void) c, (void) k, (void) v;
+    return 0;
+}
+
+static inline int flat_callback_str(flat_user *u, const char *b, const char *p, unsigned int l, msgpack_object *o)
+{
+    (void) u, (void) b;
+    *o = (msgpack_object) { .type = MSGPACK_OBJECT_STR, .via.str = { .size = l, .ptr = p } };
+    return 0;
+}
+
+static inline int flat_callback_bin(flat_user *u, const char *b, const char *p, unsigned int l, msgpack_object *o)
+{
+    (void) u, (void) b;
+    *o = (msgpack_object) { .type = MSGPACK_OBJECT_BIN, .via.bin = { .size = l, .ptr = p } };
+    return 0;
+}
+
+static inline int flat_callback_ext(flat_user *u, const char *b, const char *p, unsigned int l, msgpack_object *o)
+{
+    (void) u, (void) b;
+    if (l == 0)
+        return MSGPACK_UNPACK_PARSE_ERROR;   /* as msgpack-c: an ext holds its type */
+    *o = (msgpack_object) { .type = MSGPACK_OBJECT_EXT,
+                            .via.ext = { .type = (int8_t) *p, .size = l - 1, .ptr = p + 1 } };
+    return 0;
+}
+
+#include <msgpack/unpack_template.h>
+
+bool ts_pack_next(msgpack_object *keep, const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj)
+{
+    if (*off >= len)
+        return false;
+    struct flat_context ctx;
+    flat_init(&ctx);
+    ctx.user = (flat_user) { .keep = keep };
+    size_t at = *off;
+    if (flat_execute(&ctx, (const char *) buf, len, &at) <= 0)
+        return false;   /* malformed (< 0), or cut short (0) */
+    *off = at;
+    *obj = flat_data(&ctx);
     return true;
 }
 
-bool ts_pack_next(msgpack_zone *zone, const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj)
-{
-    if (*off >= len || !ts_pack_plausible(buf + *off, len - *off))
-        return false;
-    msgpack_unpack_return rc = msgpack_unpack((const char *) buf, len, off, zone, obj);
-    return rc == MSGPACK_UNPACK_SUCCESS || rc == MSGPACK_UNPACK_EXTRA_BYTES;
-}
-
-bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_object *obj)
+bool ts_pack_one(msgpack_object *keep, const uint8_t *buf, size_t len, msgpack_object *obj)
 {
     size_t off = 0;
-    return ts_pack_next(zone, buf, len, &off, obj) && off == len;
+    return ts_pack_next(keep, buf, len, &off, obj) && off == len;
 }
 
 ts_decoder_t *ts_decoder_new(void)
 {
-    ts_decoder_t *self = malloc(sizeof *self);
-    if (self && !msgpack_zone_init(&self->zone, 2048)) {
-        free(self);
-        return NULL;
-    }
-    return self;
+    return malloc(sizeof(ts_decoder_t));
 }
 
 void ts_decoder_destroy(ts_decoder_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
-    msgpack_zone_destroy(&(*self_p)->zone);
     free(*self_p);
     *self_p = NULL;
 }

@@ -19,28 +19,25 @@ typedef struct {
     bool     overflow;
 } ts_fixbuf_t;
 
-/* True when buf[0..len) can hold what its msgpack headers announce: every
- * array or map count at most the bytes left (each element takes at least
- * one) and every string, bin and ext length within them. msgpack-c
- * allocates a container's elements from its count before reading them, so
- * a 10-byte frame claiming 16M elements would cost 400 MB; this walks the
- * headers first, without allocating, and such a frame is refused. */
-bool ts_pack_plausible(const uint8_t *buf, size_t len);
+/* How many of a message's elements are kept: the decoders read at most
+ * the first 9 (an envelope's), the rest only counts up to this. */
+#define TS_PACK_KEEP 16
 
-/* The decoder (decoder.h): a zone reused across messages. */
+/* The decoder (decoder.h): where a message's elements are kept. */
 struct ts_decoder_t {
-    msgpack_zone zone;
+    msgpack_object keep[TS_PACK_KEEP];
 };
 
-/* Unpacks exactly one msgpack value filling buf into zone (after the
- * plausibility walk). True on success; the object lives until the zone is
- * cleared. */
-bool ts_pack_one(msgpack_zone *zone, const uint8_t *buf, size_t len, msgpack_object *obj);
+/* Unpacks exactly one msgpack value filling buf with msgpack-c's parser
+ * (pack.c): an array's first TS_PACK_KEEP elements into keep, its size
+ * as many as are kept; a nested container or a map has none; strings and
+ * bins point into buf. Nothing is allocated, whatever a header claims.
+ * True on success; the object lives as long as keep and buf. */
+bool ts_pack_one(msgpack_object *keep, const uint8_t *buf, size_t len, msgpack_object *obj);
 
-/* Unpacks the one msgpack value at buf[*off..len) into zone (after the
- * plausibility walk of what is left) and moves *off past it; more values
- * may follow. True on success. */
-bool ts_pack_next(msgpack_zone *zone, const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj);
+/* Unpacks the one msgpack value at buf[*off..len) likewise and moves *off
+ * past it; more values may follow. True on success. */
+bool ts_pack_next(msgpack_object *keep, const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj);
 
 /* For an encoder over a ts_fixbuf_t: everything it calls inlined into it
  * (msgpack-c's pack functions and ts_fixbuf_write), so the packer's
