@@ -39,7 +39,7 @@ typedef struct {
     int64_t  step_us;
     int64_t  t_us;          /* the current step's start; 0: none yet */
     int64_t  exchanges, lost;
-    uint32_t rtt[SCENE_HISTORY_SAMPLES];
+    uint32_t rtt[SCENE_HISTORY_SAMPLES];   /* the step's first round trips, sorted */
     int      n;
     int64_t  min, max, last;
     double   jitter_sum;

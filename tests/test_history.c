@@ -2,8 +2,10 @@
  * row a finished step gives (exchanges, lost, rtt min/p50/max, jitter), no
  * row for a step with no exchange, and a silent player's last step. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 
 #include "history.h"
+#include "prng.h"
 
 #define STEP 60000000LL
 #define T0   (1700000000LL / 60 * 60 * 1000000)   /* a step boundary */
@@ -135,4 +137,32 @@ Test(history, parts_coalesce_into_one_row_a_step_in_key_order)
     cr_assert(rows[2].player_id == 2 && rows[2].t_us == T0 + STEP);
     cr_assert_eq(scene_history_coalesce(rows, 1), 1);
     cr_assert_eq(scene_history_coalesce(rows, 0), 0);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return (x > y) - (x < y);
+}
+
+/* The round trips are kept sorted as they come: whatever their order and
+ * repeats, the median is the middle of the sorted step (of its first 64). */
+Test(history, the_median_is_the_sorted_middle_in_any_order)
+{
+    uint64_t rng = 99;
+    for (int draw = 0; draw < 200; draw++) {
+        scene_history_t h;
+        scene_history_init(&h, STEP);
+        scene_history_row_t row;
+        int n = 1 + (int) (ts_prng_next(&rng) % 90);
+        int64_t v[90];
+        for (int i = 0; i < n; i++) {
+            v[i] = 20000 + (int64_t) (ts_prng_next(&rng) % 40) * 100;   /* repeats are common */
+            scene_history_add(&h, 1, T0 + i * 1000, v[i], false, &row);
+        }
+        int kept = n < SCENE_HISTORY_SAMPLES ? n : SCENE_HISTORY_SAMPLES;
+        qsort(v, (size_t) kept, sizeof v[0], cmp_i64);
+        cr_assert(scene_history_add(&h, 1, T0 + STEP, 1, false, &row));
+        cr_assert_eq(row.rtt_p50_us, v[kept / 2], "draw %d: %d round trips", draw, n);
+    }
 }
