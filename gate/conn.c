@@ -190,9 +190,10 @@ static void stamp_replies(gate_conn_t *self)
 
 int gate_conn_send_sync_reply(gate_conn_t *self, gate_exchange_t *x, uint64_t seq, int64_t t1, int64_t t2)
 {
-    ts_msg_t m = { .type = TS_SYNC_REPLY, .seq = seq };
-    m.u.sync_reply.t1 = t1;
-    m.u.sync_reply.t2 = t2;
+    ts_msg_t m;   /* the encoder reads the type's own fields only: the rest is left as it is */
+    m.type = TS_SYNC_REPLY;
+    m.seq = seq;
+    m.u.sync_reply = (ts_sync_reply_t) { .t1 = t1, .t2 = t2 };
     bool later = self->corked && self->nunstamped < GATE_EXCHANGE_SLOTS
               && (self->nunstamped == 0 || self->stamp_to == x);
     gate_exchange_reply(x, seq, later);

@@ -368,7 +368,9 @@ bool gate_session_result(gate_session_t *self, const ts_env_t *env)
         count(st->late);
         return false;
     }
-    ts_msg_t r = { .type = TS_SYNC_RESULT, .seq = env->seq };
+    ts_msg_t r;   /* the encoder reads the type's own fields only: the rest is left as it is */
+    r.type = TS_SYNC_RESULT;
+    r.seq = env->seq;
     r.u.sync_result = (ts_sync_result_t) { env->rtt, env->srtt, env->rttvar };
     if (via == GATE_VIA_UDP)
         say_by_datagram(self, &r);

@@ -42,13 +42,13 @@ TS_PACK_FLAT size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
     if (pong_flags)
         msgpack_pack_uint64(&pk, e->flags);
     switch (e->kind) {
-    case TS_ENV_SYNC:
-        msgpack_pack_int64(&pk, e->t1);
-        msgpack_pack_int64(&pk, e->t2);
+    case TS_ENV_SYNC:   /* the times are µs of a clock: 8 bytes whatever the width chosen, so none is */
+        msgpack_pack_fix_int64(&pk, e->t1);
+        msgpack_pack_fix_int64(&pk, e->t2);
         break;
     case TS_ENV_SYNC_ACK:
-        msgpack_pack_int64(&pk, e->t4);
-        msgpack_pack_int64(&pk, e->t5);
+        msgpack_pack_fix_int64(&pk, e->t4);
+        msgpack_pack_fix_int64(&pk, e->t5);
         msgpack_pack_int64(&pk, e->t6_t3);
         ts_pack_opt_i64(&pk, e->has_client_rtt, e->client_rtt);
         ts_pack_opt_i64(&pk, e->has_client_offset, e->client_offset);
