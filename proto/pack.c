@@ -80,11 +80,11 @@ static inline int flat_signed(int64_t d, msgpack_object *o)
 
 /* The integers, one callback a width: as msgpack-c has them, a
  * non-negative one is POSITIVE_INTEGER whatever its type. */
-#define FLAT_INT(width, type, as)                                                \
+#define FLAT_INT(width, type, as)                                                    \
     static inline int flat_callback_##width(flat_user *u, type d, msgpack_object *o) \
-    {                                                                            \
-        (void) u;                                                                \
-        return as(d, o);                                                         \
+    {                                                                                \
+        (void) u;                                                                    \
+        return as(d, o);                                                             \
     }
 FLAT_INT(uint8, uint8_t, flat_unsigned)
 FLAT_INT(uint16, uint16_t, flat_unsigned)
