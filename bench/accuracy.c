@@ -721,6 +721,14 @@ static double calibrated_coverage(double corr_s, size_t n, uint64_t *r)
 
 #define CALIBRATED_RUNS 50   /* simulated runs per draw */
 
+/* A draw's expected-error coverage (%) against the aim of 93-97 %: counted
+ * in *under or *over when outside it. */
+static void tally_aim(double covered, size_t *under, size_t *over)
+{
+    *under += covered < 93;
+    *over += covered > 97;
+}
+
 static int draw_only = -1;            /* --draw K: run draw K alone, with its table */
 static const char *csv_dir = NULL;   /* --csv DIR: each run's error over time, one point a second */
 
@@ -849,10 +857,8 @@ static int run_draws(int n, bool list)
            "%.2f%% of frames (median), %.2f%% (p10), %.2f%% (worst); the aim is 93-97%%.\n", nexpected,
            quantile(expected, nexpected, 0.5), quantile(expected, nexpected, 0.1), nexpected ? expected[0] : 0.0);
     size_t under = 0, over = 0;
-    for (size_t i = 0; i < nexpected; i++) {
-        under += expected[i] < 93;
-        over += expected[i] > 97;
-    }
+    for (size_t i = 0; i < nexpected; i++)
+        tally_aim(expected[i], &under, &over);
     double share = 100.0 / (double) (nexpected ? nexpected : 1);
     printf("Of those draws, %zu (%.0f%%) under 93%%, %zu (%.0f%%) within the aim, %zu (%.0f%%) over 97%%.\n", under,
            share * (double) under, nexpected - under - over, share * (double) (nexpected - under - over), over,
@@ -860,11 +866,8 @@ static int run_draws(int n, bool list)
     size_t sim_under = 0, sim_over = 0;
     uint64_t sim_rng = base_seed ^ 0x9e3779b97f4a7c15ull;
     for (size_t i = 0; i < nexpected; i++)
-        for (int k = 0; k < CALIBRATED_RUNS; k++) {
-            double c = calibrated_coverage(corr[i], (size_t) scored_s[i], &sim_rng);
-            sim_under += c < 93;
-            sim_over += c > 97;
-        }
+        for (int k = 0; k < CALIBRATED_RUNS; k++)
+            tally_aim(calibrated_coverage(corr[i], (size_t) scored_s[i], &sim_rng), &sim_under, &sim_over);
     size_t nsims = nexpected * CALIBRATED_RUNS;
     double sims = (double) (nsims ? nsims : 1);
     qsort(corr, nexpected, sizeof *corr, cmp_double);
