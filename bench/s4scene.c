@@ -22,6 +22,7 @@
 
 #include "clock.h"
 #include "envelope.h"
+#include "msg.h"
 #include "idkey.h"
 
 typedef struct {
@@ -72,8 +73,11 @@ static void on_envelope(zhashx_t *players, void *router, const uint8_t *id, size
     int64_t temp = (now - p->old_ms) / 2;
     p->delay_ms = p->delay_ms != 0 ? (temp + p->delay_ms) / 2 : temp;
     p->have_old = false;
+    ts_msg_t m = { .type = TS_SYNC_RESULT, .seq = env->seq,
+                   .u.sync_result = { .rtt = 2 * temp * 1000, .srtt = 2 * p->delay_ms * 1000 } };
+    uint8_t body[TS_ENV_REPLY_MAX];
     ts_env_t r = { .kind = TS_ENV_SYNC_RESULT, .conn = env->conn, .player_id = env->player_id, .seq = env->seq,
-                   .rtt = 2 * temp * 1000, .srtt = 2 * p->delay_ms * 1000 };
+                   .reply = body, .reply_len = ts_msg_encode(&m, body, sizeof body) };
     send_envelope(router, id, idn, &r);
 }
 

@@ -168,9 +168,13 @@ static int send_encoded(gate_conn_t *self, const ts_msg_t *msg)
     return self->ops->frame(self, buf, n);
 }
 
-int gate_conn_send(gate_conn_t *self, const ts_msg_t *msg)
+int gate_conn_send(gate_conn_t *self, const uint8_t *body, size_t len)
 {
-    return send_encoded(self, msg);
+    uint8_t buf[TS_FRAME_HEADER + TS_FRAME_MAX];
+    if (len == 0 || len > TS_FRAME_MAX)
+        return -1;
+    memcpy(buf + TS_FRAME_HEADER, body, len);
+    return self->ops->frame(self, buf, len);
 }
 
 /* The corked SYNC_REPLYs get their t3, real time for the client and

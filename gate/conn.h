@@ -75,7 +75,8 @@ gate_ws_fault_t gate_conn_fault(const gate_conn_t *self);
 /* Output. Each writes at once when nothing is queued, else queues. They
  * return 0, or -1 when the queue would pass out_cap or the socket failed:
  * the caller then drops the connection. */
-int gate_conn_send(gate_conn_t *self, const ts_msg_t *msg);
+/* One message's encoded body (msg.h), framed by the transport. */
+int gate_conn_send(gate_conn_t *self, const uint8_t *body, size_t len);
 /* SYNC_REPLY with t3 read from the real-time clock immediately before the
  * write that carries it: now, or while corked, at the write that uncork (or
  * an early flush) makes, which stamps all the replies it carries with one

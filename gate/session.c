@@ -13,6 +13,7 @@
 #include "bucket.h"
 #include "clock.h"
 #include "datagram.h"
+#include "frame.h"
 #include "token.h"
 
 struct gate_session_t {
@@ -87,29 +88,40 @@ static void drop(gate_session_t *self)
     self->port->drop(self->port->ctx, self->link);
 }
 
-/* msg on the stream; a stream that cannot take it is dropped. */
-static void say(gate_session_t *self, const ts_msg_t *msg)
+/* A message of type, encoded as body, on the stream; a stream that cannot
+ * take it is dropped. */
+static void say_encoded(gate_session_t *self, int type, const uint8_t *body, size_t len)
 {
-    if (self->state == GATE_SESSION_CLOSED)
+    if (self->state == GATE_SESSION_CLOSED || len == 0)
         return;
-    if (self->port->send(self->port->ctx, self->link, msg) < 0) {
+    if (self->port->send(self->port->ctx, self->link, body, len) < 0) {
         drop(self);
         return;
     }
-    if (msg->type < 128)
-        count(self->config->stats->out[msg->type]);
+    count(self->config->stats->out[type]);
 }
 
-/* msg by datagram to the source of the session's last admitted one. */
+static void say(gate_session_t *self, const ts_msg_t *msg)
+{
+    uint8_t body[TS_FRAME_MAX];
+    say_encoded(self, msg->type, body, ts_msg_encode(msg, body, sizeof body));
+}
+
+/* Likewise by datagram, to the source of the session's last admitted one. */
+static void say_encoded_by_datagram(gate_session_t *self, int type, const uint8_t *body, size_t len)
+{
+    uint8_t dgram[TS_DGRAM_MAX];
+    size_t n = self->udp_peer_len && len ? ts_udptag_wrap(self->id, self->udp_key, body, len, dgram, sizeof dgram) : 0;
+    if (n == 0)
+        return;
+    self->port->send_datagram(self->port->ctx, dgram, n, &self->udp_peer, self->udp_peer_len);
+    count(self->config->stats->out[type]);
+}
+
 static void say_by_datagram(gate_session_t *self, const ts_msg_t *msg)
 {
-    uint8_t body[TS_DGRAM_MAX], dgram[TS_DGRAM_MAX];
-    size_t n = self->udp_peer_len ? ts_msg_encode(msg, body, sizeof body - TS_DGRAM_HEADER) : 0;
-    size_t len = n ? ts_udptag_wrap(self->id, self->udp_key, body, n, dgram, sizeof dgram) : 0;
-    if (len == 0)
-        return;
-    self->port->send_datagram(self->port->ctx, dgram, len, &self->udp_peer, self->udp_peer_len);
-    count(self->config->stats->out[msg->type]);
+    uint8_t body[TS_DGRAM_MAX - TS_DGRAM_HEADER];
+    say_encoded_by_datagram(self, msg->type, body, ts_msg_encode(msg, body, sizeof body));
 }
 
 void gate_session_close(gate_session_t *self)
@@ -368,14 +380,11 @@ bool gate_session_result(gate_session_t *self, const ts_env_t *env)
         count(st->late);
         return false;
     }
-    ts_msg_t r;   /* the encoder reads the type's own fields only: the rest is left as it is */
-    r.type = TS_SYNC_RESULT;
-    r.seq = env->seq;
-    r.u.sync_result = (ts_sync_result_t) { env->rtt, env->srtt, env->rttvar };
+    /* the scene encoded the client's message: it goes on as it came */
     if (via == GATE_VIA_UDP)
-        say_by_datagram(self, &r);
+        say_encoded_by_datagram(self, TS_SYNC_RESULT, env->reply, env->reply_len);
     else
-        say(self, &r);
+        say_encoded(self, TS_SYNC_RESULT, env->reply, env->reply_len);
     return true;
 }
 

@@ -39,10 +39,10 @@ typedef enum {
 } gate_session_state_t;
 
 typedef struct {
-    /* A message on the session's stream (a TCP frame or a WebSocket
-     * message). 0, or -1 when the stream cannot take it: the session then
-     * counts it stalled and drops itself (drop below). */
-    int (*send)(void *ctx, void *link, const ts_msg_t *msg);
+    /* A message's encoded body (msg.h) on the session's stream, as a TCP
+     * frame or a WebSocket message. 0, or -1 when the stream cannot take
+     * it: the session then counts it stalled and drops itself (drop below). */
+    int (*send)(void *ctx, void *link, const uint8_t *body, size_t len);
     /* seq's SYNC_REPLY on the stream, its t3 read as late as the transport
      * can (at the write that carries it), which also marks seq REPLIED in x
      * (gate_exchange_reply). 0 or -1 as send. */

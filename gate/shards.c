@@ -28,7 +28,8 @@ typedef struct {
     size_t    batch_len;
     int64_t   batch_due;   /* monotonic: when the batch must leave */
     zmq_msg_t in;          /* the batch being read, from in_off on */
-    size_t    in_off;
+    const uint8_t *in_data;   /* in's bytes, read once a batch rather than once an envelope */
+    size_t    in_len, in_off;
     bool      in_open;
 } shard_t;
 
@@ -308,6 +309,8 @@ static bool open_next(shard_t *s)
     if (zmq_msg_recv(&s->in, s->handle, ZMQ_DONTWAIT) < 0)
         return false;
     s->in_open = true;
+    s->in_data = zmq_msg_data(&s->in);
+    s->in_len = zmq_msg_size(&s->in);
     s->in_off = 0;
     if (zmq_msg_more(&s->in) || zmq_msg_size(&s->in) > TS_ENV_BATCH_MAX || zmq_msg_size(&s->in) == 0) {
         int more = zmq_msg_more(&s->in);
@@ -332,7 +335,7 @@ int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us)
             s->in_open = false;
             return -1;
         }
-        int rc = ts_env_next(self->dec, zmq_msg_data(&s->in), zmq_msg_size(&s->in), &s->in_off, env);
+        int rc = ts_env_next(self->dec, s->in_data, s->in_len, &s->in_off, env);
         if (rc <= 0)
             s->in_open = false;
         if (rc < 0)

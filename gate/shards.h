@@ -78,7 +78,8 @@ size_t gate_shards_flush(gate_shards_t *self, int64_t now_us);
 int64_t gate_shards_due(const gate_shards_t *self);
 /* The next envelope from shard i: 1 with *env filled, 0 when nothing is
  * waiting, -1 for bytes that are not an envelope (the rest of their
- * message is dropped). PONGs are consumed here. */
+ * message is dropped). PONGs are consumed here. A SYNC_RESULT's reply
+ * points into the message received: it lives until the next call for i. */
 int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us);
 /* Sends due PINGs and logs shards going up or down. */
 void gate_shards_tick(gate_shards_t *self, int64_t now_us);

@@ -19,7 +19,7 @@ static int extra_elements(uint64_t kind)
     case TS_ENV_SYNC_ACK:
         return 5;
     case TS_ENV_SYNC_RESULT:
-        return 3;
+        return 1;
     default:
         return -1;
     }
@@ -54,9 +54,9 @@ TS_PACK_FLAT size_t ts_env_encode(const ts_env_t *e, uint8_t *buf, size_t cap)
         ts_pack_opt_i64(&pk, e->has_client_offset, e->client_offset);
         break;
     case TS_ENV_SYNC_RESULT:
-        msgpack_pack_int64(&pk, e->rtt);
-        msgpack_pack_int64(&pk, e->srtt);
-        msgpack_pack_int64(&pk, e->rttvar);
+        if (e->reply_len == 0 || e->reply_len > TS_ENV_REPLY_MAX)
+            return 0;
+        msgpack_pack_bin_with_body(&pk, e->reply, e->reply_len);
         break;
     }
     return fb.overflow ? 0 : fb.len;
@@ -88,7 +88,11 @@ static int decode_array(const msgpack_object *obj, ts_env_t *e)
           && ts_obj_opt_i64(&el[4], &e->has_client_offset, &e->client_offset);
         break;
     case TS_ENV_SYNC_RESULT:
-        ok = ts_obj_i64(&el[0], &e->rtt) && ts_obj_i64(&el[1], &e->srtt) && ts_obj_i64(&el[2], &e->rttvar);
+        ok = el[0].type == MSGPACK_OBJECT_BIN && el[0].via.bin.size > 0 && el[0].via.bin.size <= TS_ENV_REPLY_MAX;
+        if (ok) {
+            e->reply = (const uint8_t *) el[0].via.bin.ptr;
+            e->reply_len = el[0].via.bin.size;
+        }
         break;
     }
     return ok ? 0 : -1;

@@ -11,6 +11,7 @@
 
 #define TS_ENV_MAX 128           /* no envelope encodes longer */
 #define TS_ENV_BATCH_MAX 65536   /* no frame of envelopes is longer */
+#define TS_ENV_REPLY_MAX 64      /* no SYNC_RESULT's reply is longer (one encodes to at most 46) */
 
 typedef enum {
     TS_ENV_PING        = 1,   /* gate -> scene: are you there? seq is a nonce */
@@ -20,7 +21,7 @@ typedef enum {
     TS_ENV_KICK        = 5,   /* scene -> gate: player_id logged in elsewhere */
     TS_ENV_SYNC        = 16,  /* gate -> scene: t1 (client), t2 (gate, real); the gate has answered it */
     TS_ENV_SYNC_ACK    = 18,  /* gate -> scene: t4, t5 (client), t6-t3 (gate, monotonic) */
-    TS_ENV_SYNC_RESULT = 19,  /* scene -> gate: rtt, srtt, rttvar */
+    TS_ENV_SYNC_RESULT = 19,  /* scene -> gate: the client's SYNC_RESULT, encoded */
 } ts_env_kind_t;
 
 typedef struct {
@@ -32,7 +33,11 @@ typedef struct {
     int64_t  t4, t5, t6_t3;
     bool     has_client_rtt, has_client_offset;
     int64_t  client_rtt, client_offset;
-    int64_t  rtt, srtt, rttvar;
+    /* SYNC_RESULT: the client's message (msg.h), encoded by the scene and
+     * passed on by the gate as it is. Decoded, it points into the buffer
+     * decoded, and lives as long as that. */
+    const uint8_t *reply;
+    size_t         reply_len;   /* 1 to TS_ENV_REPLY_MAX */
     uint64_t flags;      /* PONG: TS_ENV_DEGRADED and the like (absent on the wire: 0) */
 } ts_env_t;
 

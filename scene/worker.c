@@ -20,6 +20,7 @@
 #include "history.h"
 #include "idkey.h"
 #include "move.h"
+#include "msg.h"
 #include "shard.h"
 #include "wire.h"
 
@@ -275,8 +276,11 @@ static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len
                (unsigned long long) env->player_id, (long long) after.client_rtt_us, (long long) after.srtt_us);
     }
     mark_dirty(st, e);
-    ts_env_t res = { .kind = TS_ENV_SYNC_RESULT, .conn = env->conn, .player_id = env->player_id,
-                     .seq = env->seq, .rtt = r.rtt, .srtt = r.srtt, .rttvar = r.rttvar };
+    /* the client's message, encoded here: the gate passes it on unread */
+    ts_msg_t m = { .type = TS_SYNC_RESULT, .seq = env->seq, .u.sync_result = { r.rtt, r.srtt, r.rttvar } };
+    uint8_t body[TS_ENV_REPLY_MAX];
+    ts_env_t res = { .kind = TS_ENV_SYNC_RESULT, .conn = env->conn, .player_id = env->player_id, .seq = env->seq,
+                     .reply = body, .reply_len = ts_msg_encode(&m, body, sizeof body) };
     reply(st, gate, gate_len, &res);
 }
 

@@ -39,17 +39,14 @@ typedef struct {
     gate_session_t         *bound[8];
 } fake_port_t;
 
-static int fake_send(void *ctx, void *link, const ts_msg_t *msg)
+static int fake_send(void *ctx, void *link, const uint8_t *body, size_t len)
 {
     (void) ctx;
     fake_link_t *l = link;
     if (l->refuse_writes)
         return -1;
     cr_assert_lt(l->nsent, FAKE_MAX);
-    uint8_t buf[4096];
-    size_t n = ts_msg_encode(msg, buf, sizeof buf);
-    cr_assert_gt(n, 0);
-    cr_assert_eq(ts_msg_decode(buf, n, TS_FROM_SERVER, &l->sent[l->nsent]), TS_OK, "what a client would read");
+    cr_assert_eq(ts_msg_decode(body, len, TS_FROM_SERVER, &l->sent[l->nsent]), TS_OK, "what a client would read");
     l->nsent++;
     return 0;
 }
@@ -59,7 +56,20 @@ static int fake_send_sync_reply(void *ctx, void *link, gate_exchange_t *x, uint6
     gate_exchange_reply(x, seq, false);
     ts_msg_t m = { .type = TS_SYNC_REPLY, .seq = seq };
     m.u.sync_reply = (ts_sync_reply_t) { t1, t2, ts_clock_real_us() };
-    return fake_send(ctx, link, &m);
+    uint8_t body[TS_ENV_MAX];
+    return fake_send(ctx, link, body, ts_msg_encode(&m, body, sizeof body));
+}
+
+/* A shard's SYNC_RESULT for conn's player, its reply encoded into body as
+ * the scene does. */
+static inline ts_env_t fake_result(uint64_t conn, uint64_t player_id, uint64_t seq, ts_sync_result_t r,
+                            uint8_t body[TS_ENV_REPLY_MAX])
+{
+    ts_msg_t m = { .type = TS_SYNC_RESULT, .seq = seq, .u.sync_result = r };
+    size_t n = ts_msg_encode(&m, body, TS_ENV_REPLY_MAX);
+    cr_assert_gt(n, 0);
+    return (ts_env_t) { .kind = TS_ENV_SYNC_RESULT, .conn = conn, .player_id = player_id, .seq = seq,
+                        .reply = body, .reply_len = n };
 }
 
 static void fake_send_datagram(void *ctx, const uint8_t *dgram, size_t len, const struct sockaddr_storage *to,

@@ -55,6 +55,15 @@ static void bad(void *arg, ts_error_t code)
     broke = code;
 }
 
+/* What the session does: encode the message, hand the connection its body. */
+static int send_msg(gate_conn_t *conn, const ts_msg_t *m)
+{
+    uint8_t body[TS_FRAME_MAX];
+    size_t n = ts_msg_encode(m, body, sizeof body);
+    cr_assert_gt(n, 0);
+    return gate_conn_send(conn, body, n);
+}
+
 static gate_feed_t feed(const void *bytes, size_t len)
 {
     gate_conn_input_t in = { .message = take, .bad_frame = bad };
@@ -94,7 +103,7 @@ Test(conn, tcp_frames_in_and_messages_out, .init = setup, .fini = teardown)
     cr_assert_eq(gate_conn_fault(c), GATE_WS_OK, "TCP has no WebSocket fault");
     ts_msg_t e;
     ts_msg_error(&e, 9, TS_BAD_MESSAGE, NULL);
-    cr_assert_eq(gate_conn_send(c, &e), 0);
+    cr_assert_eq(send_msg(c, &e), 0);
     ts_msg_t got = read_msg();
     cr_assert_eq(got.type, TS_ERROR);
     cr_assert_eq(got.seq, 9);
@@ -133,7 +142,7 @@ Test(conn, a_peer_that_does_not_read_passes_the_cap, .init = setup, .fini = tear
     ts_msg_error(&e, 1, TS_RATE_LIMITED, NULL);
     int rc = 0;
     for (int i = 0; i < 100000 && rc == 0; i++)
-        rc = gate_conn_send(c, &e);
+        rc = send_msg(c, &e);
     cr_assert_eq(rc, -1, "refused once socket buffers and the 1024-byte queue are full");
 }
 
@@ -143,8 +152,8 @@ Test(conn, corked_output_leaves_in_one_write, .init = setup, .fini = teardown)
     cr_assert_not(gate_conn_cork(c), "corked already");
     ts_msg_t e;
     ts_msg_error(&e, 3, TS_RATE_LIMITED, NULL);
-    gate_conn_send(c, &e);
-    gate_conn_send(c, &e);
+    send_msg(c, &e);
+    send_msg(c, &e);
     uint8_t buf[256];
     cr_assert_eq(read(peer, buf, sizeof buf), -1, "nothing written while corked");
     cr_assert_eq(gate_conn_uncork(c), 0);
@@ -159,7 +168,7 @@ Test(conn, corked_sync_replies_are_stamped_by_the_write_that_carries_them, .init
     gate_conn_cork(c);
     ts_msg_t e;
     ts_msg_error(&e, 3, TS_RATE_LIMITED, NULL);
-    gate_conn_send(c, &e);
+    send_msg(c, &e);
     for (uint64_t seq = 4; seq <= 5; seq++) {
         cr_assert(gate_exchange_begin(x, seq, GATE_VIA_STREAM, ts_clock_mono_us()));
         cr_assert_eq(gate_conn_send_sync_reply(c, x, seq, 1, 2), 0);
@@ -210,7 +219,7 @@ Test(conn, closing_shuts_the_write_side_after_the_last_words, .init = setup, .fi
     gate_conn_cork(c);
     ts_msg_t bye;
     ts_msg_bye(&bye, 0, "replaced");
-    gate_conn_send(c, &bye);
+    send_msg(c, &bye);
     gate_conn_close_after(c, 12345);
     cr_assert_eq(gate_conn_state(c), GATE_CONN_CLOSING);
     cr_assert_eq(gate_conn_close_deadline(c), 12345);
@@ -224,7 +233,7 @@ Test(conn, closing_shuts_the_write_side_after_the_last_words, .init = setup, .fi
     cr_assert_eq(read(peer, buf, sizeof buf), 0, "then the end of the stream");
     gate_conn_retire(c);
     cr_assert_eq(gate_conn_state(c), GATE_CONN_GONE);
-    cr_assert_eq(gate_conn_send(c, &bye), 0, "a retired stream writes nothing and fails nothing");
+    cr_assert_eq(send_msg(c, &bye), 0, "a retired stream writes nothing and fails nothing");
 }
 
 Test(conn, pending_and_the_session_it_owns, .init = setup, .fini = teardown)
@@ -283,7 +292,7 @@ Test(conn, websocket_messages_in_and_out, .init = setup_ws, .fini = teardown)
     cr_assert_eq(broke, TS_BAD_FRAME, "an empty message, as a TCP frame of length 0");
     ts_msg_t e;
     ts_msg_error(&e, 7, TS_BAD_MESSAGE, NULL);
-    cr_assert_eq(gate_conn_send(c, &e), 0);
+    cr_assert_eq(send_msg(c, &e), 0);
     uint8_t out[64];
     ssize_t n = read(peer, out, sizeof out);
     cr_assert_gt(n, 2);

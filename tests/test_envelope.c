@@ -6,6 +6,7 @@
 
 Test(envelope, every_kind_round_trips)
 {
+    static const uint8_t reply[] = { 0x95, 0x13, 0x03, 0xff, 0x00, 0x00 };   /* a SYNC_RESULT, as the scene encodes it */
     ts_env_t all[] = {
         { .kind = TS_ENV_PING, .seq = 9 },
         { .kind = TS_ENV_PONG, .seq = 9 },
@@ -16,7 +17,7 @@ Test(envelope, every_kind_round_trips)
         { .kind = TS_ENV_SYNC, .conn = 5, .player_id = 42, .seq = 3, .t1 = -7, .t2 = INT64_MAX },
         { .kind = TS_ENV_SYNC_ACK, .conn = 5, .player_id = 42, .seq = 3, .t4 = 1, .t5 = 2, .t6_t3 = 3,
           .has_client_rtt = true, .client_rtt = 4 },
-        { .kind = TS_ENV_SYNC_RESULT, .conn = 5, .player_id = 42, .seq = 3, .rtt = -1, .srtt = 0, .rttvar = 0 },
+        { .kind = TS_ENV_SYNC_RESULT, .conn = 5, .player_id = 42, .seq = 3, .reply = reply, .reply_len = sizeof reply },
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         uint8_t buf[TS_ENV_MAX];
@@ -24,6 +25,12 @@ Test(envelope, every_kind_round_trips)
         cr_assert_gt(n, 0);
         ts_env_t back;
         cr_assert_eq(ts_env_decode(buf, n, &back), 0);
+        if (back.reply) {   /* a reply points into buf: its bytes are compared */
+            cr_assert_eq(back.reply_len, all[i].reply_len);
+            cr_assert_eq(memcmp(back.reply, all[i].reply, back.reply_len), 0);
+            cr_assert(back.reply >= buf && back.reply + back.reply_len <= buf + n);
+            back.reply = all[i].reply;
+        }
         cr_assert_eq(memcmp(&back, &all[i], sizeof back), 0, "kind %llu", (unsigned long long) all[i].kind);
     }
 }
@@ -38,6 +45,32 @@ Test(envelope, junk_is_refused)
     }
     ts_env_t e;
     cr_assert_eq(ts_env_decode(junk[0], 0, &e), -1);
+}
+
+Test(envelope, a_sync_result_carries_a_bounded_reply_and_nothing_else)
+{
+    uint8_t body[TS_ENV_REPLY_MAX + 1] = { 0 }, buf[TS_ENV_MAX];
+    ts_env_t e = { .kind = TS_ENV_SYNC_RESULT, .conn = 5, .player_id = 42, .seq = 3, .reply = body,
+                   .reply_len = TS_ENV_REPLY_MAX };
+    size_t n = ts_env_encode(&e, buf, sizeof buf);
+    cr_assert_gt(n, 0, "the longest reply fits an envelope");
+    ts_env_t back;
+    cr_assert_eq(ts_env_decode(buf, n, &back), 0);
+    cr_assert_eq(back.reply_len, TS_ENV_REPLY_MAX);
+    e.reply_len++;
+    cr_assert_eq(ts_env_encode(&e, buf, sizeof buf), 0, "a longer one is not encoded");
+    /* nor decoded: [19, 5, 42, 3, bin8 of 65 zero bytes] */
+    uint8_t longer[8 + TS_ENV_REPLY_MAX + 1] = { 0x95, 0x13, 0x05, 0x2a, 0x03, 0xc4, TS_ENV_REPLY_MAX + 1 };
+    cr_assert_eq(ts_env_decode(longer, sizeof longer - 1, &back), -1);
+    longer[6] = TS_ENV_REPLY_MAX;
+    cr_assert_eq(ts_env_decode(longer, sizeof longer - 2, &back), 0);
+    e.reply_len = 0;
+    cr_assert_eq(ts_env_encode(&e, buf, sizeof buf), 0, "nor an empty one");
+    const uint8_t empty[] = { 0x95, 0x13, 0x05, 0x2a, 0x03, 0xc4, 0x00 };
+    cr_assert_eq(ts_env_decode(empty, sizeof empty, &back), -1);
+    /* the form before 2026-11-26, rtt, srtt and rttvar as integers, is not one */
+    const uint8_t ints[] = { 0x97, 0x13, 0x05, 0x2a, 0x03, 0x01, 0x02, 0x03 };
+    cr_assert_eq(ts_env_decode(ints, sizeof ints, &back), -1);
 }
 
 Test(envelope, a_batch_carries_envelopes_back_to_back_until_full)

@@ -303,8 +303,8 @@ Test(session, an_ack_goes_to_the_shard_and_its_result_to_the_client, .init = set
     cr_assert_eq(fake.nawait, 1);
     cr_assert_eq(fake.await_id, 101);
     cr_assert_eq(fake.await_seq, 2);
-    ts_env_t result = { .kind = TS_ENV_SYNC_RESULT, .conn = 101, .player_id = 555, .seq = 2,
-                        .rtt = 30000, .srtt = 31000, .rttvar = 4000 };
+    uint8_t body[TS_ENV_REPLY_MAX];
+    ts_env_t result = fake_result(101, 555, 2, (ts_sync_result_t) { 30000, 31000, 4000 }, body);
     cr_assert(gate_session_result(a, &result));
     const ts_msg_t *r = fake_last(&la);
     cr_assert_eq(r->type, TS_SYNC_RESULT);
@@ -326,7 +326,8 @@ Test(session, a_result_that_does_not_come_is_unavailable, .init = setup, .fini =
     cr_assert_eq(fake_last(&la)->type, TS_SYNC_REPLY, "not with another deadline");
     gate_session_expire(a, 2, fake.await_deadline);
     expect_error(&la, 2, TS_UNAVAILABLE);
-    ts_env_t result = { .kind = TS_ENV_SYNC_RESULT, .conn = 101, .player_id = 555, .seq = 2 };
+    uint8_t body[TS_ENV_REPLY_MAX];
+    ts_env_t result = fake_result(101, 555, 2, (ts_sync_result_t) { 0 }, body);
     cr_assert_not(gate_session_result(a, &result), "after UNAVAILABLE the result is late");
     cr_assert_not(la.closed);
 }
@@ -359,7 +360,8 @@ Test(session, a_result_for_a_replaced_player_is_not_delivered, .init = setup, .f
     ack(a, 2);
     hello(b, 1, 555);
     int sent = la.nsent;
-    ts_env_t result = { .kind = TS_ENV_SYNC_RESULT, .conn = 101, .player_id = 555, .seq = 2 };
+    uint8_t body[TS_ENV_REPLY_MAX];
+    ts_env_t result = fake_result(101, 555, 2, (ts_sync_result_t) { 0 }, body);
     cr_assert_not(gate_session_result(a, &result));
     cr_assert_eq(la.nsent, sent);
     cr_assert_eq(counted(stats.gone), 1);
@@ -434,9 +436,11 @@ Test(session, datagrams_are_answered_by_datagram_and_close_nothing, .init = setu
     cr_assert_eq(fake.dgram_session[0], 101);
     ts_msg_t a5 = { .type = TS_SYNC_ACK, .seq = 5 };
     gate_session_datagram(a, &a5, 30, ts_clock_mono_us() + 1000, &from, sizeof(struct sockaddr_in));
-    ts_env_t result = { .kind = TS_ENV_SYNC_RESULT, .conn = 101, .player_id = 555, .seq = 5, .rtt = 9 };
+    uint8_t body[TS_ENV_REPLY_MAX];
+    ts_env_t result = fake_result(101, 555, 5, (ts_sync_result_t) { .rtt = 9 }, body);
     gate_session_result(a, &result);
     cr_assert_eq(fake.dgrams[1].type, TS_SYNC_RESULT, "the way its ACK came");
+    cr_assert_eq(fake.dgrams[1].u.sync_result.rtt, 9, "the scene's bytes, as they came");
     for (int i = 0; i < 25; i++)
         gate_session_datagram(a, &sync, 20, now, &from, sizeof(struct sockaddr_in));
     cr_assert_eq(fake.dgrams[fake.ndgrams - 1].type, TS_ERROR);

@@ -90,11 +90,13 @@ static size_t seeds(uint8_t seed[][TS_ENV_MAX], size_t *len)
         { .kind = TS_ENV_PONG, .seq = 10, .flags = TS_ENV_DEGRADED },
         { .kind = TS_ENV_SYNC_ACK, .conn = 5, .player_id = 42, .seq = 3, .t4 = 1, .t5 = 2, .t6_t3 = 3,
           .has_client_rtt = true, .client_rtt = 4 },
-        { .kind = TS_ENV_SYNC_RESULT, .conn = 5, .player_id = 42, .seq = 3, .rtt = -1, .srtt = 0, .rttvar = 0 },
+        { .kind = TS_ENV_SYNC_RESULT, .conn = 5, .player_id = 42, .seq = 2 },   /* carries msgs' SYNC_RESULT */
     };
     size_t n = 0;
     for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++, n++)
         cr_assert_gt(len[n] = ts_msg_encode(&msgs[i], seed[n], TS_ENV_MAX), 0);
+    envs[2].reply = seed[6];
+    envs[2].reply_len = len[6];
     for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++, n++)
         cr_assert_gt(len[n] = ts_env_encode(&envs[i], seed[n], TS_ENV_MAX), 0);
     return n;

@@ -241,7 +241,8 @@ Test(shards, a_batch_from_the_scene_is_read_envelope_by_envelope, .init = setup,
     size_t len = 0;
     for (uint64_t q = 1; q <= 5; q++)
         cr_assert(ts_env_append(batch, sizeof batch, &len,
-                                &(ts_env_t) { .kind = TS_ENV_SYNC_RESULT, .conn = 1, .player_id = 9, .seq = q }));
+                                &(ts_env_t) { .kind = TS_ENV_SYNC_RESULT, .conn = 1, .player_id = 9, .seq = q,
+                                              .reply = (const uint8_t[]) { 0xc0 }, .reply_len = 1 }));
     batch[len++] = 0xc1;   /* then junk */
     zsock_send(scene, "fb", id, batch, len);
     ts_env_t env;

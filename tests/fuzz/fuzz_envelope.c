@@ -15,7 +15,8 @@ static void round_trips(const ts_env_t *e)
     uint8_t buf[TS_ENV_MAX];
     size_t n = ts_env_encode(e, buf, sizeof buf);
     if (n == 0 || ts_env_decode(buf, n, &again) < 0 || again.kind != e->kind || again.seq != e->seq
-        || again.player_id != e->player_id || again.conn != e->conn)
+        || again.player_id != e->player_id || again.conn != e->conn || again.reply_len != e->reply_len
+        || (e->reply_len && memcmp(again.reply, e->reply, e->reply_len) != 0))
         abort();
 }
 
