@@ -6,18 +6,20 @@
 
 /* Andrew's monotone chain, lower half, over the points idx[0..n) (time
  * order; idx NULL: lo, lo + 1, ...) into hull: a point goes on, and the
- * last hull point goes while it is not below the chord to the new one. */
+ * last hull point goes while it is not below the chord to the new one.
+ * The hull's points are kept beside their indices (ht, hy), so the test
+ * reads them without going through idx. */
 static void chain(const double *t, const double *y, const int *idx, int lo, int n, ts_fit_hull_t *hull)
 {
+    double ht[TS_FIT_MAX], hy[TS_FIT_MAX];
     int h = 0;
     for (int k = 0; k < n; k++) {
         int i = idx ? idx[k] : lo + k;
-        while (h >= 2) {
-            int a = hull->idx[h - 2], b = hull->idx[h - 1];
-            if ((y[b] - y[a]) * (t[i] - t[a]) < (y[i] - y[a]) * (t[b] - t[a]))
-                break;
+        double ti = t[i], yi = y[i];
+        while (h >= 2 && !((hy[h - 1] - hy[h - 2]) * (ti - ht[h - 2]) < (yi - hy[h - 2]) * (ht[h - 1] - ht[h - 2])))
             h--;
-        }
+        ht[h] = ti;
+        hy[h] = yi;
         hull->idx[h++] = i;
     }
     hull->n = h;
