@@ -125,6 +125,16 @@ void ts_drift_from_points(ts_drift_t *d, const ts_rings_t *r, int64_t since)
         set_drift(d, f, d->line.se, d->line.se, hi);
 }
 
+/* The bend test, wherever a window's halves are compared: drifts apart
+ * by apart over a window spanning span bend it where the line over it
+ * misses the bend (a quarter of apart times the span) by more than
+ * bend_us, and apart stands out of se, the error of the drift the
+ * halves are read with, by more than bend_z. */
+static bool bends(double apart, double span, double se)
+{
+    return apart * span / 4 > TS_TUNING.bend_us && apart > TS_TUNING.bend_z * se;
+}
+
 /* The drift from the long history's blocks, as ts_drift_from_ways takes
  * it from the ways, with its error: *slope and *err. False while there are
  * too few blocks, or where a bend shows over them (their halves' drifts
@@ -152,7 +162,7 @@ static bool long_slope(const ts_rings_t *r, double *slope, double *err)
     double newer = (ts_fit_chord(tu + mid, yu + mid, n - mid, &e3)
                     - ts_fit_chord(td + mid, yd + mid, n - mid, &e4)) / 2;
     double halves_se = hypot(hypot(e1, e2), hypot(e3, e4)) / 2;
-    if (fabs(newer - older) * span / 4 > TS_TUNING.bend_us && fabs(newer - older) > TS_TUNING.bend_z * halves_se)
+    if (bends(fabs(newer - older), span, halves_se))
         return false;
     if (ts_fit_too_few_runs(tu, yu, n, TS_TUNING.runs_z) || ts_fit_too_few_runs(td, yd, n, TS_TUNING.runs_z))
         return false;   /* a curve the halves do not show (a sinusoid's over about a period) */
@@ -169,13 +179,12 @@ void ts_drift_from_blocks(ts_drift_t *d, const ts_rings_t *r)
 }
 
 /* Whether a window spanning span whose halves' drifts are apart by apart
- * is bent: the line over it misses the bend by more than bend_us, the
- * halves differ by more than bend_z of the drift's noise, and the window
- * spans bend_min_spans min_spans, so that its newer half is kept. */
+ * is bent: it bends by the test above, read with the drift's noise (the
+ * points' line's error), and spans bend_min_spans min_spans, so that its
+ * newer half is kept. */
 static bool bent(const ts_drift_t *d, double apart, double span)
 {
-    return apart * span / 4 > TS_TUNING.bend_us && apart > TS_TUNING.bend_z * d->line.se
-           && span >= TS_TUNING.bend_min_spans * d->min_span;
+    return bends(apart, span, d->line.se) && span >= TS_TUNING.bend_min_spans * d->min_span;
 }
 
 /* A rate's turn (its most or least) in the middle of the window [from, n)
