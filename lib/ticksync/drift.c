@@ -207,12 +207,12 @@ static double turn_in_middle(const ts_drift_t *d, const double *t, const double 
     if (turn <= fabs(newer - older) || !bent(d, turn, t[n - 1] - t[from]))
         return 0;
     double e1, e2, e3, e4, e5, e6;
-    ts_fit_chord_of(t, up, q1, q3, &mu, &e5);
-    ts_fit_chord_of(t, down, q1, q3, &md, &e6);
-    ts_fit_chord_of(t, up, from, mid, halves[0], &e1);
-    ts_fit_chord_of(t, down, from, mid, halves[1], &e2);
-    ts_fit_chord_of(t, up, mid, n, halves[2], &e3);
-    ts_fit_chord_of(t, down, mid, n, halves[3], &e4);
+    ts_fit_chord_of(t, up, q1, q3, &mu, &e5, NULL);
+    ts_fit_chord_of(t, down, q1, q3, &md, &e6, NULL);
+    ts_fit_chord_of(t, up, from, mid, halves[0], &e1, NULL);
+    ts_fit_chord_of(t, down, from, mid, halves[1], &e2, NULL);
+    ts_fit_chord_of(t, up, mid, n, halves[2], &e3, NULL);
+    ts_fit_chord_of(t, down, mid, n, halves[3], &e4, NULL);
     double se = hypot(hypot(e5, e6) / 2, hypot(hypot(e1, e2), hypot(e3, e4)) / 4);
     return turn > TS_TUNING.bend_z * TS_TUNING.chord_k * se ? turn : 0;
 }
@@ -292,10 +292,8 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
     ts_fit_hull_t hu, hd;
     int from = unbent_window(d, t, up, down, n, &hu, &hd);
     d->bend_since = ts_rings_local(r, ts_rings_way(r, first + from)->local);
-    double *tf = t + from, *uf = up + from, *df = down + from;
-    int m = n - from;
-    double eu, ed, su = ts_fit_chord_of(t, up, from, n, &hu, &eu), sd = ts_fit_chord_of(t, down, from, n, &hd, &ed);
-    double spu = ts_fit_spread(tf, uf, m, su), spd = ts_fit_spread(tf, df, m, sd);
+    double eu, ed, spu, spd;
+    double su = ts_fit_chord_of(t, up, from, n, &hu, &eu, &spu), sd = ts_fit_chord_of(t, down, from, n, &hd, &ed, &spd);
     int64_t now = t0 + (int64_t) t[n - 1];
     if (spu <= TS_TUNING.uneven * spd && spd <= TS_TUNING.uneven * spu) {
         /* Alike: each way counts the same. The drift's error is the

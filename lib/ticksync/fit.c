@@ -71,17 +71,6 @@ double ts_fit_spacing(const double *least, int k)
     return k > 1 ? fmax((least[k - 1] - least[0]) / (k - 1), 1) : INFINITY;
 }
 
-/* How far above its lower edge a way's measurements sit near it: the
- * spacing of its least residuals from a line of the given slope. */
-double ts_fit_edge_noise(const double *t, const double *y, int n, double slope)
-{
-    double least[TS_FIT_EDGE_K];
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        ts_fit_keep_least(least, &k, y[i] - slope * t[i]);
-    return ts_fit_spacing(least, k);
-}
-
 /* The k-th least of v[0..n) (v is reordered), by Hoare's selection: the
  * value sorting would put at k, without sorting. */
 static double kth_least(double *v, int n, int k)
@@ -111,30 +100,47 @@ static double kth_least(double *v, int n, int k)
     return v[k];
 }
 
-/* How far a way's measurements typically sit above its lower edge: their
- * median residual from a line of the given slope, over the least. Steady
- * from a few dozen measurements on, where the spacing at the bottom is not:
- * it tells a way that queues (a congested uplink) from one that does not. */
-double ts_fit_spread(const double *t, const double *y, int n, double slope)
+/* The points' residuals from a line of slope: the spacing of their
+ * TS_FIT_EDGE_K least, how far above its lower edge a way's measurements
+ * sit near it; and where spread is wanted, their median over the least,
+ * how far they typically sit above it (steady from a few dozen
+ * measurements on, where the spacing at the bottom is not: it tells a way
+ * that queues, a congested uplink, from one that does not). One pass
+ * gives both, as the drift wants both of one chord. */
+static double residuals(const double *t, const double *y, int n, double slope, double *spread)
 {
-    double r[TS_FIT_MAX];
-    if (n < 1)
-        return 0;
-    double least = INFINITY;
+    double least[TS_FIT_EDGE_K], r[TS_FIT_MAX];
+    int k = 0;
     for (int i = 0; i < n; i++) {
         r[i] = y[i] - slope * t[i];
-        least = r[i] < least ? r[i] : least;
+        ts_fit_keep_least(least, &k, r[i]);
     }
-    return kth_least(r, n, n / 2) - least;
+    if (spread)
+        *spread = n > 0 ? kth_least(r, n, n / 2) - least[0] : 0;
+    return ts_fit_spacing(least, k);
+}
+
+double ts_fit_edge_noise(const double *t, const double *y, int n, double slope)
+{
+    return residuals(t, y, n, slope, NULL);
+}
+
+double ts_fit_spread(const double *t, const double *y, int n, double slope)
+{
+    double spread;
+    residuals(t, y, n, slope, &spread);
+    return spread;
 }
 
 /* The chord of one way's points (t[i], y[i]), and in *err its error: the
  * chord's ends can sit above the true edge by about the spacing of the
  * way's least measurements, half the span apart. */
-double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err)
+double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err,
+                       double *spread)
 {
     double s = ts_fit_hull_slope(t, y, hull), half = (t[hi - 1] - t[lo]) / 2;
-    *err = half > 0 ? M_SQRT2 * ts_fit_edge_noise(t + lo, y + lo, hi - lo, s) / half : INFINITY;
+    double noise = residuals(t + lo, y + lo, hi - lo, s, spread);
+    *err = half > 0 ? M_SQRT2 * noise / half : INFINITY;
     return s;
 }
 
@@ -142,7 +148,7 @@ double ts_fit_chord(const double *t, const double *y, int n, double *err)
 {
     ts_fit_hull_t hull;
     ts_fit_hull(t, y, 0, n, &hull);
-    return ts_fit_chord_of(t, y, 0, n, &hull, err);
+    return ts_fit_chord_of(t, y, 0, n, &hull, err, NULL);
 }
 
 /* Two alike ways' drift's error: their chords' own, or how far the two

@@ -33,9 +33,12 @@ void ts_fit_hull_join(const double *t, const double *y, const ts_fit_hull_t *a, 
 double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *hull);
 /* The chord of the points [0, n), and in *err its error: the chord's ends
  * sit above the true edge by about the spacing of the least residuals,
- * half the span apart. _of: of the points [lo, hi), whose hull is made. */
+ * half the span apart. _of: of the points [lo, hi), whose hull is made,
+ * and in *spread (unless NULL) their ts_fit_spread from the chord, read
+ * off the same residuals. */
 double ts_fit_chord(const double *t, const double *y, int n, double *err);
-double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err);
+double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err,
+                       double *spread);
 /* How far above a line of slope the points' least residuals sit: the
  * spacing of the TS_FIT_EDGE_K least (ts_fit_spacing). */
 double ts_fit_edge_noise(const double *t, const double *y, int n, double slope);
