@@ -143,6 +143,11 @@ void scene_player_set_online(scene_player_t *self, bool online, int64_t now_real
     self->row.updated_at_us = now_real_us;
 }
 
+bool scene_player_lag_flag(const scene_player_t *self)
+{
+    return self->row.lag_flag != 0;
+}
+
 bool scene_player_online(const scene_player_t *self)
 {
     return self->row.online != 0;

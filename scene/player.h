@@ -52,6 +52,8 @@ int scene_player_expire(scene_player_t *self, int64_t now_us, int64_t now_real_u
 
 void scene_player_set_online(scene_player_t *self, bool online, int64_t now_real_us);
 bool scene_player_online(const scene_player_t *self);
+/* Whether the lag-switch flag is up (the row's lag_flag, without making the row). */
+bool scene_player_lag_flag(const scene_player_t *self);
 
 /* Snapshot for the store, and restore from a loaded row (counts and the
  * estimator carry on). Restoring keeps the current online state. */

@@ -249,10 +249,7 @@ static entry_t *find_or_create(state_t *st, uint64_t player_id, int64_t now)
 static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
 {
     scene_result_t r;
-    bool was_flagged = false;
-    scene_row_t before;
-    scene_player_row(e->player, &before);
-    was_flagged = before.lag_flag != 0;
+    bool was_flagged = scene_player_lag_flag(e->player);
     if (!scene_player_on_ack(e->player, env->seq, env->t4, env->t5, env->t6_t3,
                              env->has_client_rtt ? &env->client_rtt : NULL,
                              env->has_client_offset ? &env->client_offset : NULL,
@@ -266,11 +263,12 @@ static void on_ack(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len
         ts_metric_add(st->opt.stats->invalid, 1);
     else
         ts_metric_observe(st->opt.stats->rtt, (double) r.rtt / 1e6);
-    scene_row_t after;
-    scene_player_row(e->player, &after);
-    if (after.lag_flag != was_flagged)
-        ts_metric_add(st->opt.stats->flagged_lag, after.lag_flag ? 1 : (uint64_t) -1);
-    if (after.lag_flag && !was_flagged) {
+    bool flagged = scene_player_lag_flag(e->player);
+    if (flagged != was_flagged)
+        ts_metric_add(st->opt.stats->flagged_lag, flagged ? 1 : (uint64_t) -1);
+    if (flagged && !was_flagged) {
+        scene_row_t after;
+        scene_player_row(e->player, &after);
         ts_metric_add(st->opt.stats->lag_flags, 1);
         ts_log(st->opt.log, TS_LOG_INFO, "lag_flag_raised", "player=%llu client_rtt_us=%lld srtt_us=%lld",
                (unsigned long long) env->player_id, (long long) after.client_rtt_us, (long long) after.srtt_us);

@@ -65,12 +65,14 @@ Test(player, lag_flag_needs_consecutive_disagreement)
         scene_player_on_ack(p, s, 0, 0, 40000, &claimed, NULL, &rule, 1, &r);
         scene_player_row(p, &row);
         cr_assert_eq(row.lag_flag, s == 3, "after %llu strikes", (unsigned long long) s);
+        cr_assert_eq(scene_player_lag_flag(p), s == 3, "as the row has it");
     }
     int64_t honest = 41000;
     scene_player_on_sync(p, 9, 0, 0, 0, &no_speed_rule);
     scene_player_on_ack(p, 9, 0, 0, 40000, &honest, NULL, &rule, 1, &r);
     scene_player_row(p, &row);
     cr_assert_eq(row.lag_flag, 0);
+    cr_assert_not(scene_player_lag_flag(p));
     cr_assert_eq(row.client_rtt_us, 41000);
     scene_player_destroy(&p);
 }

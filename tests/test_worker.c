@@ -222,3 +222,45 @@ Test(worker, an_ack_for_no_pending_exchange_gets_no_result)
     cr_assert_not(next_reply(300, gate, &r), "PROTOCOL: an ACK matching no exchange is ignored");
     cr_assert_eq(ts_metric_value(rig.stats.unmatched_acks), 1);
 }
+
+/* One exchange of player 14 on its open session, the client's round trip
+ * as given (the server's is 20 ms), answered. */
+static void exchange_with_client_rtt(uint64_t seq, int64_t client_rtt)
+{
+    ts_env_t envs[] = {
+        { .kind = TS_ENV_SYNC, .conn = 11, .player_id = 14, .seq = seq, .t1 = 1000, .t2 = 5000 },
+        { .kind = TS_ENV_SYNC_ACK, .conn = 11, .player_id = 14, .seq = seq, .t4 = 100000, .t5 = 110000,
+          .t6_t3 = 30000, .has_client_rtt = true, .client_rtt = client_rtt },
+    };
+    pass("gate-A", envs, 2);
+    char gate[32];
+    ts_env_t r;
+    cr_assert(next_reply(2000, gate, &r), "seq %llu answered", (unsigned long long) seq);
+}
+
+Test(worker, the_lag_flag_is_raised_after_its_strikes_and_counted_once)
+{
+    one_exchange(14, 1);
+    scene_query_t q;
+    cr_assert(next_query(2000, &q, NULL));
+    scene_load_t load = { .player_id = 14, .found = 0 };
+    zmsg_t *m = zmsg_new();
+    zmsg_addmem(m, "L", 1);
+    zmsg_addmem(m, &load, sizeof load);
+    cr_assert_eq(zmsg_send(&m, rig.inbox), 0);
+    char gate[32];
+    ts_env_t r;
+    cr_assert(next_reply(2000, gate, &r));
+    /* the rig's rule: 5 strikes of |client rtt - server rtt| over 50 ms */
+    for (uint64_t seq = 2; seq <= 5; seq++)
+        exchange_with_client_rtt(seq, 200000);
+    cr_assert_eq(ts_metric_value(rig.stats.lag_flags), 0, "four strikes raise nothing");
+    exchange_with_client_rtt(6, 200000);
+    cr_assert_eq(ts_metric_value(rig.stats.lag_flags), 1, "the fifth raises the flag");
+    cr_assert_eq(ts_metric_value(rig.stats.flagged_lag), 1, "one player flagged");
+    exchange_with_client_rtt(7, 200000);
+    cr_assert_eq(ts_metric_value(rig.stats.lag_flags), 1, "raised once, however long it stays");
+    exchange_with_client_rtt(8, 20000);
+    cr_assert_eq(ts_metric_value(rig.stats.flagged_lag), 0, "a round trip that agrees clears it");
+    cr_assert_eq(ts_metric_value(rig.stats.lag_flags), 1);
+}
