@@ -115,6 +115,15 @@ static bool next_reply(int ms, char gate[32], ts_env_t *env)
     return true;
 }
 
+/* The writer's answer to the worker's query for a player's stored row. */
+static void give_row(const scene_load_t *load)
+{
+    zmsg_t *m = zmsg_new();
+    zmsg_addmem(m, "L", 1);
+    zmsg_addmem(m, load, sizeof *load);
+    cr_assert_eq(zmsg_send(&m, rig.inbox), 0);
+}
+
 static void one_exchange(uint64_t player, uint64_t seq)
 {
     ts_env_t envs[] = {
@@ -141,10 +150,7 @@ Test(worker, answers_acks_once_the_stored_row_is_in_and_smooths_from_it)
     scene_load_t load = { .player_id = 7, .found = 1,
                           .row = { .player_id = 7, .rtt_us = 50000, .srtt_us = 50000, .rttvar_us = 10000,
                                    .min_rtt_us = 40000, .samples = 5 } };
-    zmsg_t *m = zmsg_new();
-    zmsg_addmem(m, "L", 1);
-    zmsg_addmem(m, &load, sizeof load);
-    cr_assert_eq(zmsg_send(&m, rig.inbox), 0);
+    give_row(&load);
 
     cr_assert(next_reply(2000, gate, &r), "the deferred SYNC_ACK is answered");
     cr_assert_str_eq(gate, "gate-A", "to the gate that holds the session");
@@ -189,10 +195,7 @@ Test(worker, a_row_that_never_comes_is_asked_again_then_given_up)
 
     /* a row that comes after all is ignored: smoothing goes on from the fresh start */
     scene_load_t late = { .player_id = 9, .found = 1, .row = { .player_id = 9, .srtt_us = 90000, .samples = 50 } };
-    zmsg_t *m = zmsg_new();
-    zmsg_addmem(m, "L", 1);
-    zmsg_addmem(m, &late, sizeof late);
-    cr_assert_eq(zmsg_send(&m, rig.inbox), 0);
+    give_row(&late);
     ts_env_t envs[] = {
         { .kind = TS_ENV_SYNC, .conn = 11, .player_id = 9, .seq = 5, .t1 = 2000, .t2 = 6000 },
         { .kind = TS_ENV_SYNC_ACK, .conn = 11, .player_id = 9, .seq = 5, .t4 = 200000, .t5 = 210000, .t6_t3 = 30000 },
@@ -203,20 +206,25 @@ Test(worker, a_row_that_never_comes_is_asked_again_then_given_up)
     cr_assert_eq(result.srtt, 20000);
 }
 
-Test(worker, an_ack_for_no_pending_exchange_gets_no_result)
+/* A player with no stored row, its first exchange answered: the worker
+ * asks the writer, hears there is none, and starts it afresh. */
+static void start_afresh(uint64_t player)
 {
-    one_exchange(12, 1);
+    one_exchange(player, 1);
     scene_query_t q;
     cr_assert(next_query(2000, &q, NULL));
-    scene_load_t load = { .player_id = 12, .found = 0 };
-    zmsg_t *m = zmsg_new();
-    zmsg_addmem(m, "L", 1);
-    zmsg_addmem(m, &load, sizeof load);
-    cr_assert_eq(zmsg_send(&m, rig.inbox), 0);
+    give_row(&(scene_load_t) { .player_id = player, .found = 0 });
     char gate[32];
     ts_env_t r;
     cr_assert(next_reply(2000, gate, &r));
+}
+
+Test(worker, an_ack_for_no_pending_exchange_gets_no_result)
+{
+    start_afresh(12);
     cr_assert_eq(result.srtt, 20000, "no stored row: a fresh start");
+    char gate[32];
+    ts_env_t r;
     ts_env_t stray = { .kind = TS_ENV_SYNC_ACK, .conn = 11, .player_id = 12, .seq = 99, .t4 = 1, .t5 = 2, .t6_t3 = 3 };
     pass("gate-A", &stray, 1);
     cr_assert_not(next_reply(300, gate, &r), "PROTOCOL: an ACK matching no exchange is ignored");
@@ -240,17 +248,7 @@ static void exchange_with_client_rtt(uint64_t seq, int64_t client_rtt)
 
 Test(worker, the_lag_flag_is_raised_after_its_strikes_and_counted_once)
 {
-    one_exchange(14, 1);
-    scene_query_t q;
-    cr_assert(next_query(2000, &q, NULL));
-    scene_load_t load = { .player_id = 14, .found = 0 };
-    zmsg_t *m = zmsg_new();
-    zmsg_addmem(m, "L", 1);
-    zmsg_addmem(m, &load, sizeof load);
-    cr_assert_eq(zmsg_send(&m, rig.inbox), 0);
-    char gate[32];
-    ts_env_t r;
-    cr_assert(next_reply(2000, gate, &r));
+    start_afresh(14);
     /* the rig's rule: 5 strikes of |client rtt - server rtt| over 50 ms */
     for (uint64_t seq = 2; seq <= 5; seq++)
         exchange_with_client_rtt(seq, 200000);
