@@ -312,7 +312,7 @@ static bool open_next(shard_t *s)
     s->in_data = zmq_msg_data(&s->in);
     s->in_len = zmq_msg_size(&s->in);
     s->in_off = 0;
-    if (zmq_msg_more(&s->in) || zmq_msg_size(&s->in) > TS_ENV_BATCH_MAX || zmq_msg_size(&s->in) == 0) {
+    if (zmq_msg_more(&s->in) || s->in_len > TS_ENV_BATCH_MAX || s->in_len == 0) {
         int more = zmq_msg_more(&s->in);
         size_t sz = sizeof more;
         while (more) {
