@@ -114,6 +114,8 @@ typedef struct {
 static uint64_t rng, seed = 12345;
 static double   from_s;   /* --from: errors are scored from this time on, if later than the trace's own */
 static double   interval_max_s = -1;   /* --interval-max: libticksync's interval_max_us; < 0: its default */
+static int      learn_window = ORACLE_WINDOW;   /* --learn-window: the samples the learning oracle fits */
+static bool     learn_curved;   /* --learn-curved: ... with a rate that changes at a constant pace */
 
 static double uniform(void)
 {
@@ -359,28 +361,53 @@ static void oracle_add(oracle_t *o, double up, double down, double f)
  * up), so each sample bounds server - local time: from above by the way
  * up (the SYNC's stamps less the least delay up: the offset plus the
  * queueing met up) and from below by the way down. It must learn the rate
- * from the same samples: over the last ORACLE_WINDOW samples of the present
+ * from the same samples: over the last learn_window samples of the present
  * path it takes the line that leaves the widest band between the two
  * envelopes (the room min(upper - line) + min(line - lower) is concave in
  * the slope: a ternary search), and reads the offset in that band as the
  * oracle does. It starts over when the path changes or the server steps,
- * as the oracle does. */
+ * as the oracle does. Its window (--learn-window, the 192 samples
+ * libticksync keeps unless told) and its curve (--learn-curved: a
+ * parabola, a rate that changes at a constant pace) can be chosen, so that
+ * the best of them, picked knowing the outcome, says how close any fit to
+ * these samples can come (RESULTS 5.F, bench/accuracy-floor.sh). */
 typedef struct {
     double x[ORACLE_WINDOW], up[ORACLE_WINDOW], down[ORACLE_WINDOW];
     int    n, next;
-    double a, b, x0;   /* server - local = a + b (local - x0) */
+    double a, b, c, x0;   /* server - local = a + b (local - x0) + c (local - x0)^2 */
 } learner_t;
 
-/* For slope b: the lower envelope of up - b x and the upper one of down - b x. */
-static void learner_band(const learner_t *l, double b, double *hi, double *lo)
+/* For the curve b dx + c dx^2: the lower envelope of up less it and the
+ * upper one of down less it. */
+static void learner_band(const learner_t *l, double b, double c, double *hi, double *lo)
 {
     *hi = INFINITY;
     *lo = -INFINITY;
     for (int i = 0; i < l->n; i++) {
-        double dx = l->x[i] - l->x0;
-        *hi = fmin(*hi, l->up[i] - b * dx);
-        *lo = fmax(*lo, l->down[i] - b * dx);
+        double dx = l->x[i] - l->x0, curve = (b + c * dx) * dx;
+        *hi = fmin(*hi, l->up[i] - curve);
+        *lo = fmax(*lo, l->down[i] - curve);
     }
+}
+
+/* The slope that leaves the widest band with curvature c (a ternary
+ * search of its iterations over +-1000 ppm), and that band's room. */
+static double learner_slope(const learner_t *l, double c, int iterations, double *room)
+{
+    double lo_b = -1e-3, hi_b = 1e-3, hi, lo;
+    for (int k = 0; k < iterations && l->n > 1; k++) {
+        double m1 = lo_b + (hi_b - lo_b) / 3, m2 = hi_b - (hi_b - lo_b) / 3, h1, l1, h2, l2;
+        learner_band(l, m1, c, &h1, &l1);
+        learner_band(l, m2, c, &h2, &l2);
+        if (h1 - l1 < h2 - l2)
+            lo_b = m1;
+        else
+            hi_b = m2;
+    }
+    double b = l->n > 1 ? (lo_b + hi_b) / 2 : 0;
+    learner_band(l, b, c, &hi, &lo);
+    *room = hi - lo;
+    return b;
 }
 
 static void learner_add(learner_t *l, const exchange_t *x, double least_rtt, double f)
@@ -389,27 +416,34 @@ static void learner_add(learner_t *l, const exchange_t *x, double least_rtt, dou
     l->up[l->next] = (double) (x->t2 - x->t1) - f * least_rtt;
     l->down[l->next] = (double) (x->t3 - x->t4) + (1 - f) * least_rtt;
     l->x0 = l->x[l->next];
-    l->next = (l->next + 1) % ORACLE_WINDOW;
-    if (l->n < ORACLE_WINDOW)
+    l->next = (l->next + 1) % learn_window;
+    if (l->n < learn_window)
         l->n++;
-    double lo_b = -1e-3, hi_b = 1e-3, hi, lo;   /* +-1000 ppm */
-    for (int k = 0; k < 100 && l->n > 1; k++) {
-        double m1 = lo_b + (hi_b - lo_b) / 3, m2 = hi_b - (hi_b - lo_b) / 3, h1, l1, h2, l2;
-        learner_band(l, m1, &h1, &l1);
-        learner_band(l, m2, &h2, &l2);
-        if (h1 - l1 < h2 - l2)
-            lo_b = m1;
-        else
-            hi_b = m2;
+    double room;
+    l->c = 0;
+    if (learn_curved && l->n > 2) {   /* the band is concave in (b, c) jointly: nested ternary searches */
+        double lo_c = -1e-12, hi_c = 1e-12;   /* a rate changing by up to 2 ppm/s */
+        for (int k = 0; k < 40; k++) {
+            double m1 = lo_c + (hi_c - lo_c) / 3, m2 = hi_c - (hi_c - lo_c) / 3, r1, r2;
+            learner_slope(l, m1, 40, &r1);
+            learner_slope(l, m2, 40, &r2);
+            if (r1 < r2)
+                lo_c = m1;
+            else
+                hi_c = m2;
+        }
+        l->c = (lo_c + hi_c) / 2;
     }
-    l->b = l->n > 1 ? (lo_b + hi_b) / 2 : 0;
-    learner_band(l, l->b, &hi, &lo);
+    l->b = learner_slope(l, l->c, learn_curved ? 40 : 100, &room);
+    double hi, lo;
+    learner_band(l, l->b, l->c, &hi, &lo);
     l->a = (1 - f) * hi + f * lo;
 }
 
 static double learner_now(const learner_t *l, double local)
 {
-    return local + l->a + l->b * (local - l->x0);
+    double dx = local - l->x0;
+    return local + l->a + (l->b + l->c * dx) * dx;
 }
 
 /* What a run gives: p99 of each algorithm's error, and libticksync's
@@ -1098,6 +1132,15 @@ int main(int argc, char **argv)
             char *end;
             interval_max_s = strtod(argv[i + 1], &end);
             ok = *argv[i + 1] && !*end && interval_max_s >= 0 && interval_max_s <= 3600;
+        } else if (strcmp(argv[i], "--learn-curved") == 0) {
+            learn_curved = true;
+            i--;
+            ok = true;
+        } else if (ok && strcmp(argv[i], "--learn-window") == 0) {
+            char *end;
+            long v = strtol(argv[i + 1], &end, 10);
+            ok = *argv[i + 1] && !*end && v >= 2 && v <= ORACLE_WINDOW;
+            learn_window = (int) v;
         } else if (ok && strcmp(argv[i], "--seed") == 0) {
             char *end;
             seed = strtoull(argv[i + 1], &end, 10);
@@ -1110,7 +1153,9 @@ int main(int argc, char **argv)
                             "       ticksync-accuracy --draws N [--seed N] [--list]\n"
                             "       ticksync-accuracy --draw K [--seed N] [--csv DIR]   (draw K of --draws alone, with its table)\n"
                             "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
-                            "       (each also takes --interval-max S: libticksync's interval_max_us)\n");
+                            "       (each also takes --interval-max S: libticksync's interval_max_us,\n"
+                            "        --learn-window N: the samples the learning oracle fits, 2..192,\n"
+                            "        and --learn-curved: it fits a parabola, a rate changing at a constant pace)\n");
             return 2;
         }
     }
