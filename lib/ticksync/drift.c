@@ -126,20 +126,17 @@ void ts_drift_from_points(ts_drift_t *d, const ts_rings_t *r, int64_t since)
 }
 
 /* The bend test, wherever a window's halves are compared: drifts apart
- * by apart over a window spanning span bend it where the line over it
- * misses the bend (a quarter of apart times the span) by more than
- * bend_us, and apart stands out of se, the error of the drift the
- * halves are read with, by more than bend_z. */
-static bool bends(double apart, double span, double se)
+ * by apart bend it where apart stands out of se, the error of the drift
+ * the halves are read with, by more than bend_z. */
+static bool bends(double apart, double se)
 {
-    return apart * span / 4 > TS_TUNING.bend_us && apart > TS_TUNING.bend_z * se;
+    return apart > TS_TUNING.bend_z * se;
 }
 
 /* The drift from the long history's blocks, as ts_drift_from_ways takes
  * it from the ways, with its error: *slope and *err. False while there are
  * too few blocks, or where a bend shows over them (their halves' drifts
- * apart by more than bend_us over the span and by more than bend_z of
- * their errors), or a curve the halves do not show (the runs test): a rate
+ * apart by more than bend_z of their errors), or a curve the halves do not show (the runs test): a rate
  * that changes is the ways' window's to follow. */
 static bool long_slope(const ts_rings_t *r, double *slope, double *err)
 {
@@ -155,14 +152,13 @@ static bool long_slope(const ts_rings_t *r, double *slope, double *err)
         td[i] = (double) ((int64_t) b->t_down - t0);
         yd[i] = b->down;
     }
-    double span = fmax(tu[n - 1], td[n - 1]);
     int mid = n / 2;
     double e1, e2, e3, e4;
     double older = (ts_fit_chord(tu, yu, mid, &e1) - ts_fit_chord(td, yd, mid, &e2)) / 2;
     double newer = (ts_fit_chord(tu + mid, yu + mid, n - mid, &e3)
                     - ts_fit_chord(td + mid, yd + mid, n - mid, &e4)) / 2;
     double halves_se = hypot(hypot(e1, e2), hypot(e3, e4)) / 2;
-    if (bends(fabs(newer - older), span, halves_se))
+    if (bends(fabs(newer - older), halves_se))
         return false;
     if (ts_fit_too_few_runs(tu, yu, n, TS_TUNING.runs_z) || ts_fit_too_few_runs(td, yd, n, TS_TUNING.runs_z))
         return false;   /* a curve the halves do not show (a sinusoid's over about a period) */
@@ -184,7 +180,7 @@ void ts_drift_from_blocks(ts_drift_t *d, const ts_rings_t *r)
  * newer half is kept. */
 static bool bent(const ts_drift_t *d, double apart, double span)
 {
-    return bends(apart, span, d->line.se) && span >= TS_TUNING.bend_min_spans * d->min_span;
+    return bends(apart, d->line.se) && span >= TS_TUNING.bend_min_spans * d->min_span;
 }
 
 /* A rate's turn (its most or least) in the middle of the window [from, n)
@@ -220,12 +216,11 @@ static double turn_in_middle(const ts_drift_t *d, const double *t, const double 
 /* The window [from, n) whose line misses no bend, and each way's lower
  * hull of it (hu, hd). A drift that changes bends the edges: the slopes of
  * their older and newer halves differ by about the bend's curvature times
- * half the span, and a line over the whole span misses the bend by a
- * quarter of that times the span. While that is more than bend_us, only
- * the newer half is kept, as long as it spans bend_min_spans / 2
- * min_spans: a line over 40 s misses a bend of 0.3 ppm a second by 40 us,
- * where chords over 20 s are off by 5-25 ppm under 2 ms of jitter.
- * d->bend_us is the kept window's. */
+ * half the span. While they differ by more than noise can (the test
+ * above), only the newer half is kept, as long as it spans
+ * bend_min_spans / 2 min_spans: chords over 20 s are off by 5-25 ppm under
+ * 2 ms of jitter. d->bend_us is how far the kept window's line misses its
+ * bend, a quarter of the halves' difference times the span. */
 static int unbent_window(ts_drift_t *d, const double *t, const double *up, const double *down, int n,
                          ts_fit_hull_t *hu, ts_fit_hull_t *hd)
 {

@@ -27,8 +27,7 @@ typedef struct {
     double uneven;            /* ways whose median spread above their edges differ by more are weighed apart */
     int    spread_min;        /* samples in the filter before its spread sets an outlier limit */
     /* a bend of the rate */
-    double bend_us;           /* a bend the ways' window line misses by more than this halves the window ... */
-    double bend_z;            /* ... if its halves' slopes differ by more than this many standard errors ... */
+    double bend_z;            /* a window whose halves' slopes differ by more than this many standard errors is halved ... */
     double bend_min_spans;    /* ... and the window spans this many drift_min_spans */
     double chord_k;           /* a chord's stated error times this is a large one (a turn in the window's middle) */
     int    turn_every;        /* samples between looks for a turn in the middle of the whole window */
@@ -60,7 +59,6 @@ static const ts_tuning_t TS_TUNING = {
     .ways_min = 8,
     .uneven = 4.0,
     .spread_min = 4,
-    .bend_us = 100.0,
     .bend_z = 10.0,
     .bend_min_spans = 4.0,
     .chord_k = 4.2,
