@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "fit.h"
+#include "tuning.h"
 
 #define N 192
 
@@ -178,4 +179,90 @@ Test(fit, the_runs_test_tells_a_curve_from_noise)
     cr_expect_leq(refused_line, draws * 3 / 100, "a straight edge refused in %d of %d draws", refused_line, draws);
     cr_expect_eq(refused_curve, draws, "a curve taken for a line in %d of %d draws", draws - refused_curve, draws);
     cr_expect_not(ts_fit_too_few_runs(t, y, 7, 2.33), "too few points to tell");
+}
+
+/* Queueing of typical size q (µs) in four shapes: exponential, log-normal,
+ * Pareto (tail index 2.5) and bimodal (30 % behind an 8 ms burst). */
+static double queueing(int shape, double q)
+{
+    double u = (rand() + 1.0) / ((double) RAND_MAX + 2.0), v = (rand() + 1.0) / ((double) RAND_MAX + 2.0);
+    switch (shape) {
+    case 0:
+        return -q * log(u);
+    case 1:
+        return 0.7 * q * exp(0.8 * sqrt(-2 * log(u)) * cos(2 * M_PI * v));
+    case 2:
+        return 0.5 * q * (pow(u, -1 / 2.5) - 1);
+    default:
+        return (v < 0.3 ? 8000 : 0) - q * log(u);
+    }
+}
+
+/* Two ways of n points a second apart, rate rising by curve a second
+ * (ppm per s, which is µs per s²) from 20 ppm, each way queued by its own
+ * draws. */
+static double up_[N], down_[N];
+static void two_ways(int n, int shape, double q, double curve)
+{
+    for (int i = 0; i < n; i++) {
+        t[i] = i * 1e6 + 1e5 * rand() / (double) RAND_MAX;
+        double s = t[i] / 1e6, offset = 20e-6 * t[i] + curve * s * s / 2;
+        up_[i] = 20000 + offset + queueing(shape, q);
+        down_[i] = 20000 - offset + queueing(shape, q);
+    }
+}
+
+/* The bend and turn statistics as lib/ticksync/drift.c reads a window:
+ * the halves' drifts apart over their error, and the middle half's drift
+ * against theirs over its error. */
+static void statistics(int n, double *bend, double *turn)
+{
+    int mid = n / 2, q1 = n / 4, q3 = 3 * n / 4;
+    ts_fit_hull_t h[6];
+    ts_fit_hull(t, up_, 0, mid, &h[0]);
+    ts_fit_hull(t, down_, 0, mid, &h[1]);
+    ts_fit_hull(t, up_, mid, n, &h[2]);
+    ts_fit_hull(t, down_, mid, n, &h[3]);
+    ts_fit_hull(t, up_, q1, q3, &h[4]);
+    ts_fit_hull(t, down_, q1, q3, &h[5]);
+    const ts_fit_hull_t *const halves[4] = { &h[0], &h[1], &h[2], &h[3] };
+    double older, newer, e5, e6;
+    double se = ts_fit_halves(t, up_, down_, 0, mid, n, halves, &older, &newer);
+    double middle = (ts_fit_chord_of(t, up_, q1, q3, &h[4], &e5, NULL)
+                     - ts_fit_chord_of(t, down_, q1, q3, &h[5], &e6, NULL)) / 2;
+    *bend = fabs(newer - older) / se;
+    *turn = fabs(2 * (middle - (older + newer) / 2)) / hypot(hypot(e5, e6) / 2, se / 2);
+}
+
+/* Where bend_z and turn_z come from: on a steady rate the two statistics
+ * have the same tail whatever the queueing's shape and size and the
+ * window's length (bend: p99 5.4-6.5, p99.9 7.4-10.5, p99.99 12-14; turn:
+ * p99 13-15, p99.9 18-22, p99.99 26.5-27.5, over 4,000 and 40,000 draws a
+ * case). bend_z is at the bend's 99.9th percentile, turn_z at the turn's
+ * 99.99th (docs/DESIGN.md says why), so a steady window is halved on
+ * noise rarely; and a rate bending by 0.3 ppm a second over 192 s under
+ * 2 ms of queueing (drift-wander's steepest) is seen almost always. */
+Test(fit, the_bend_and_turn_tests_rarely_fire_on_a_steady_rate)
+{
+    srand(7);
+    int draws = 0, bends = 0, turns = 0;
+    for (int shape = 0; shape < 4; shape++)
+        for (int n = 48; n <= N; n *= 2)
+            for (int k = 0; k < 250; k++, draws++) {
+                double bend, turn;
+                two_ways(n, shape, 200 + 4000 * rand() / (double) RAND_MAX, 0);
+                statistics(n, &bend, &turn);
+                bends += bend > TS_TUNING.bend_z;
+                turns += turn > TS_TUNING.turn_z;
+            }
+    cr_assert_leq(bends, draws / 200, "steady windows read as bent: %d of %d", bends, draws);
+    cr_assert_leq(turns, draws / 200, "steady windows read as turning: %d of %d", turns, draws);
+    int seen = 0;
+    for (int k = 0; k < 100; k++) {
+        double bend, turn;
+        two_ways(N, 0, 2000, 0.3);
+        statistics(N, &bend, &turn);
+        seen += bend > TS_TUNING.bend_z;
+    }
+    cr_assert_geq(seen, 90, "a bend of 0.3 ppm/s over 192 s seen in %d of 100", seen);
 }

@@ -174,43 +174,37 @@ void ts_drift_from_blocks(ts_drift_t *d, const ts_rings_t *r)
     d->long_known = long_slope(r, &d->longer.rate, &d->longer.se);
 }
 
-/* Whether a window spanning span whose halves' drifts are apart by apart
- * is bent: it bends by the test above, read with the drift's noise (the
- * points' line's error), and spans bend_min_spans min_spans, so that its
- * newer half is kept. */
-static bool bent(const ts_drift_t *d, double apart, double span)
+/* Whether a window spanning span whose halves' drifts are apart by apart,
+ * with se the error of their difference, is bent: it bends by the test
+ * above, and spans bend_min_spans min_spans, so that its newer half is
+ * kept. */
+static bool bent(double apart, double span, double se, double min_span)
 {
-    return bends(apart, d->line.se) && span >= TS_TUNING.bend_min_spans * d->min_span;
+    return bends(apart, se) && span >= TS_TUNING.bend_min_spans * min_span;
 }
 
 /* A rate's turn (its most or least) in the middle of the window [from, n)
- * leaves the two halves' drifts (older, newer; hulls ou, od, nu, nd) alike,
- * and a line over the window then misses the turn as a bend of the same
- * size would. The middle half's drift against the halves' mean, doubled,
- * is the change a bend between the halves would have: returned (as its
- * size) where it would bend the window and stands out of the chords' own
- * errors by bend_z of chord_k times them (a chord's stated error is its
- * typical one: test_fit), else 0. */
+ * leaves the two halves' drifts (older, newer; their difference's error
+ * halves_se) alike, and a line over the window then misses the turn as a
+ * bend of the same size would. The middle half's drift against the
+ * halves' mean, doubled, is the change a bend between the halves would
+ * have: returned (as its size) where it would bend the window and stands
+ * out of its error by turn_z, else 0. */
 static double turn_in_middle(const ts_drift_t *d, const double *t, const double *up, const double *down, int from,
-                             int n, const ts_fit_hull_t *const halves[4], double older, double newer)
+                             int n, double older, double newer, double halves_se)
 {
-    int mid = from + (n - from) / 2, q1 = from + (n - from) / 4, q3 = from + 3 * (n - from) / 4;
+    int q1 = from + (n - from) / 4, q3 = from + 3 * (n - from) / 4;
     ts_fit_hull_t mu, md;
     ts_fit_hull(t, up, q1, q3, &mu);
     ts_fit_hull(t, down, q1, q3, &md);
     double middle = (ts_fit_hull_slope(t, up, &mu) - ts_fit_hull_slope(t, down, &md)) / 2;
     double turn = fabs(2 * (middle - (older + newer) / 2));
-    if (turn <= fabs(newer - older) || !bent(d, turn, t[n - 1] - t[from]))
+    if (turn <= fabs(newer - older) || !bent(turn, t[n - 1] - t[from], halves_se, d->min_span))
         return 0;
-    double e1, e2, e3, e4, e5, e6;
+    double e5, e6;
     ts_fit_chord_of(t, up, q1, q3, &mu, &e5, NULL);
     ts_fit_chord_of(t, down, q1, q3, &md, &e6, NULL);
-    ts_fit_chord_of(t, up, from, mid, halves[0], &e1, NULL);
-    ts_fit_chord_of(t, down, from, mid, halves[1], &e2, NULL);
-    ts_fit_chord_of(t, up, mid, n, halves[2], &e3, NULL);
-    ts_fit_chord_of(t, down, mid, n, halves[3], &e4, NULL);
-    double se = hypot(hypot(e5, e6) / 2, hypot(hypot(e1, e2), hypot(e3, e4)) / 4);
-    return turn > TS_TUNING.bend_z * TS_TUNING.chord_k * se ? turn : 0;
+    return turn > TS_TUNING.turn_z * hypot(hypot(e5, e6) / 2, halves_se / 2) ? turn : 0;
 }
 
 /* The window [from, n) whose line misses no bend, and each way's lower
@@ -233,24 +227,32 @@ static int unbent_window(ts_drift_t *d, const double *t, const double *up, const
         ts_fit_hull(t, down, from, mid, &od);
         ts_fit_hull(t, up, mid, n, &nu);
         ts_fit_hull(t, down, mid, n, &nd);
-        double older = (ts_fit_hull_slope(t, up, &ou) - ts_fit_hull_slope(t, down, &od)) / 2;
-        double newer = (ts_fit_hull_slope(t, up, &nu) - ts_fit_hull_slope(t, down, &nd)) / 2;
-        double span = t[n - 1] - t[from], apart = fabs(newer - older);
-        if (!bent(d, apart, span) && span >= TS_TUNING.bend_min_spans * d->min_span) {
-            /* the whole window's turn is looked for every turn_every
-             * samples (it moves by a few samples' worth between), a
-             * halved one's each time */
-            const ts_fit_hull_t *halves[4] = { &ou, &od, &nu, &nd };
-            if (from > 0)
-                apart = fmax(apart, turn_in_middle(d, t, up, down, from, n, halves, older, newer));
-            else {
-                if (d->turn_looked++ % (unsigned) TS_TUNING.turn_every == 0)
-                    d->turn = turn_in_middle(d, t, up, down, from, n, halves, older, newer);
-                apart = fmax(apart, d->turn);
-            }
+        /* The whole window's halves' error, and its turn, are read every
+         * turn_every samples (they move by a few samples' worth between),
+         * a halved window's each time. */
+        bool whole = from == 0, look = !whole || d->turn_looked++ % (unsigned) TS_TUNING.turn_every == 0;
+        double older, newer, se;
+        if (look) {
+            const ts_fit_hull_t *const halves[4] = { &ou, &od, &nu, &nd };
+            se = ts_fit_halves(t, up, down, from, mid, n, halves, &older, &newer);
+        } else {
+            older = (ts_fit_hull_slope(t, up, &ou) - ts_fit_hull_slope(t, down, &od)) / 2;
+            newer = (ts_fit_hull_slope(t, up, &nu) - ts_fit_hull_slope(t, down, &nd)) / 2;
+            se = d->halves_se;
         }
+        double span = t[n - 1] - t[from], apart = fabs(newer - older);
+        if (!bent(apart, span, se, d->min_span) && span >= TS_TUNING.bend_min_spans * d->min_span) {
+            double turn = look ? turn_in_middle(d, t, up, down, from, n, older, newer, se) : d->turn;
+            if (whole && look)
+                d->turn = turn;
+            apart = fmax(apart, turn);
+        } else if (whole && look) {
+            d->turn_looked = 0;   /* bent: looked for again at the next sample */
+        }
+        if (whole && look)
+            d->halves_se = se;
         d->bend_us = apart * span / 4;
-        if (!bent(d, apart, span)) {   /* the whole of [from, n): the halves' hulls joined */
+        if (!bent(apart, span, se, d->min_span)) {   /* the whole of [from, n): the halves' hulls joined */
             ts_fit_hull_join(t, up, &ou, &nu, hu);
             ts_fit_hull_join(t, down, &od, &nd, hd);
             return from;

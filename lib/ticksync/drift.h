@@ -43,6 +43,7 @@ typedef struct {
     double    bend_us;           /* how far the kept window's line misses its bend */
     int64_t   bend_since;        /* ways before this are left out: the rate has changed since */
     double    turn;              /* the whole window's turn, as last looked for */
+    double    halves_se;         /* the error of the whole window's halves' drifts apart, as last looked for */
     unsigned  turn_looked;       /* samples the whole window's turn was wanted at */
 } ts_drift_t;
 

@@ -110,10 +110,19 @@ static double kth_least(double *v, int n, int k)
 static double residuals(const double *t, const double *y, int n, double slope, double *spread)
 {
     double least[TS_FIT_EDGE_K], r[TS_FIT_MAX];
-    int k = 0;
-    for (int i = 0; i < n; i++) {
+    int k = 0, i = 0;
+    for (; i < n && k < TS_FIT_EDGE_K; i++) {
         r[i] = y[i] - slope * t[i];
         ts_fit_keep_least(least, &k, r[i]);
+    }
+    double top = k == TS_FIT_EDGE_K ? least[TS_FIT_EDGE_K - 1] : INFINITY;   /* most points are above the k-th least */
+    for (; i < n; i++) {
+        double v = y[i] - slope * t[i];
+        r[i] = v;
+        if (v < top) {
+            ts_fit_keep_least(least, &k, v);
+            top = least[TS_FIT_EDGE_K - 1];
+        }
     }
     if (spread)
         *spread = n > 0 ? kth_least(r, n, n / 2) - least[0] : 0;
@@ -142,6 +151,17 @@ double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const t
     double noise = residuals(t + lo, y + lo, hi - lo, s, spread);
     *err = half > 0 ? M_SQRT2 * noise / half : INFINITY;
     return s;
+}
+
+double ts_fit_halves(const double *t, const double *up, const double *down, int lo, int mid, int hi,
+                     const ts_fit_hull_t *const hulls[4], double *older, double *newer)
+{
+    double e[4];
+    *older = (ts_fit_chord_of(t, up, lo, mid, hulls[0], &e[0], NULL)
+              - ts_fit_chord_of(t, down, lo, mid, hulls[1], &e[1], NULL)) / 2;
+    *newer = (ts_fit_chord_of(t, up, mid, hi, hulls[2], &e[2], NULL)
+              - ts_fit_chord_of(t, down, mid, hi, hulls[3], &e[3], NULL)) / 2;
+    return hypot(hypot(e[0], e[1]), hypot(e[2], e[3])) / 2;
 }
 
 double ts_fit_chord(const double *t, const double *y, int n, double *err)

@@ -39,6 +39,14 @@ double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *
 double ts_fit_chord(const double *t, const double *y, int n, double *err);
 double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err,
                        double *spread);
+/* Two ways' drift (the way up's chord less the way down's, halved) over
+ * the older half [lo, mid) and the newer half [mid, hi), from their hulls
+ * (up older, down older, up newer, down newer): *older, *newer, and the
+ * standard error of newer - older as their chords' errors state it. On a
+ * steady edge |newer - older| / error has the same tail whatever the
+ * queueing's shape (test_fit): the bend test reads it. */
+double ts_fit_halves(const double *t, const double *up, const double *down, int lo, int mid, int hi,
+                     const ts_fit_hull_t *const hulls[4], double *older, double *newer);
 /* How far above a line of slope the points' least residuals sit: the
  * spacing of the TS_FIT_EDGE_K least (ts_fit_spacing). */
 double ts_fit_edge_noise(const double *t, const double *y, int n, double slope);

@@ -29,7 +29,7 @@ typedef struct {
     /* a bend of the rate */
     double bend_z;            /* a window whose halves' slopes differ by more than this many standard errors is halved ... */
     double bend_min_spans;    /* ... and the window spans this many drift_min_spans */
-    double chord_k;           /* a chord's stated error times this is a large one (a turn in the window's middle) */
+    double turn_z;            /* a turn in the window's middle stands out of its error by more than this */
     int    turn_every;        /* samples between looks for a turn in the middle of the whole window */
     double runs_z;            /* the long history's runs test, one-sided */
     int    blocks_min;        /* long-history blocks before it gives the drift */
@@ -59,9 +59,9 @@ static const ts_tuning_t TS_TUNING = {
     .ways_min = 8,
     .uneven = 4.0,
     .spread_min = 4,
-    .bend_z = 10.0,
+    .bend_z = 9.0,
     .bend_min_spans = 4.0,
-    .chord_k = 4.2,
+    .turn_z = 27.0,
     .turn_every = 4,
     .runs_z = 2.33,
     .blocks_min = 32,
