@@ -116,14 +116,13 @@ static double residuals(const double *t, const double *y, int n, double slope, d
         ts_fit_keep_least(least, &k, r[i]);
     }
     double top = k == TS_FIT_EDGE_K ? least[TS_FIT_EDGE_K - 1] : INFINITY;   /* most points are above the k-th least */
-    for (; i < n; i++) {
-        double v = y[i] - slope * t[i];
-        r[i] = v;
-        if (v < top) {
-            ts_fit_keep_least(least, &k, v);
+    for (int j = i; j < n; j++)
+        r[j] = y[j] - slope * t[j];
+    for (; i < n; i++)
+        if (r[i] < top) {
+            ts_fit_keep_least(least, &k, r[i]);
             top = least[TS_FIT_EDGE_K - 1];
         }
-    }
     if (spread)
         *spread = n > 0 ? kth_least(r, n, n / 2) - least[0] : 0;
     return ts_fit_spacing(least, k);
