@@ -250,7 +250,7 @@ Test(fit, the_bend_and_turn_tests_rarely_fire_on_a_steady_rate)
         for (int n = 48; n <= N; n *= 2)
             for (int k = 0; k < 250; k++, draws++) {
                 double bend, turn;
-                two_ways(n, shape, 200 + 4000 * rand() / (double) RAND_MAX, 0);
+                two_ways(n, shape, 200 + 4000.0 * rand() / RAND_MAX, 0);
                 statistics(n, &bend, &turn);
                 bends += bend > TS_TUNING.bend_z;
                 turns += turn > TS_TUNING.turn_z;
