@@ -226,12 +226,11 @@ static void statistics(int n, double *bend, double *turn)
     ts_fit_hull(t, up_, q1, q3, &h[4]);
     ts_fit_hull(t, down_, q1, q3, &h[5]);
     const ts_fit_hull_t *const halves[4] = { &h[0], &h[1], &h[2], &h[3] };
-    double older, newer, e5, e6;
+    double older, newer;
     double se = ts_fit_halves(t, up_, down_, 0, mid, n, halves, &older, &newer);
-    double middle = (ts_fit_chord_of(t, up_, q1, q3, &h[4], &e5, NULL)
-                     - ts_fit_chord_of(t, down_, q1, q3, &h[5], &e6, NULL)) / 2;
+    double middle = (ts_fit_hull_slope(t, up_, &h[4]) - ts_fit_hull_slope(t, down_, &h[5])) / 2;
     *bend = fabs(newer - older) / se;
-    *turn = fabs(2 * (middle - (older + newer) / 2)) / hypot(hypot(e5, e6) / 2, se / 2);
+    *turn = fabs(2 * (middle - (older + newer) / 2)) / ts_fit_turn_error(t, up_, down_, q1, q3, &h[4], &h[5], se);
 }
 
 /* Where bend_z and turn_z come from: on a steady rate the two statistics

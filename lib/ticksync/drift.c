@@ -190,8 +190,8 @@ static bool bent(double apart, double span, double se, double min_span)
  * halves' mean, doubled, is the change a bend between the halves would
  * have: returned (as its size) where it would bend the window and stands
  * out of its error by turn_z, else 0. */
-static double turn_in_middle(const ts_drift_t *d, const double *t, const double *up, const double *down, int from,
-                             int n, double older, double newer, double halves_se)
+static double turn_in_middle(const double *t, const double *up, const double *down, int from, int n, double older,
+                             double newer, double halves_se)
 {
     int q1 = from + (n - from) / 4, q3 = from + 3 * (n - from) / 4;
     ts_fit_hull_t mu, md;
@@ -199,12 +199,9 @@ static double turn_in_middle(const ts_drift_t *d, const double *t, const double 
     ts_fit_hull(t, down, q1, q3, &md);
     double middle = (ts_fit_hull_slope(t, up, &mu) - ts_fit_hull_slope(t, down, &md)) / 2;
     double turn = fabs(2 * (middle - (older + newer) / 2));
-    if (turn <= fabs(newer - older) || !bent(turn, t[n - 1] - t[from], halves_se, d->min_span))
+    if (turn <= fabs(newer - older) || !bends(turn, halves_se))   /* (the caller has the window's span) */
         return 0;
-    double e5, e6;
-    ts_fit_chord_of(t, up, q1, q3, &mu, &e5, NULL);
-    ts_fit_chord_of(t, down, q1, q3, &md, &e6, NULL);
-    return turn > TS_TUNING.turn_z * hypot(hypot(e5, e6) / 2, halves_se / 2) ? turn : 0;
+    return turn > TS_TUNING.turn_z * ts_fit_turn_error(t, up, down, q1, q3, &mu, &md, halves_se) ? turn : 0;
 }
 
 /* The window [from, n) whose line misses no bend, and each way's lower
@@ -240,17 +237,18 @@ static int unbent_window(ts_drift_t *d, const double *t, const double *up, const
             newer = (ts_fit_hull_slope(t, up, &nu) - ts_fit_hull_slope(t, down, &nd)) / 2;
             se = d->halves_se;
         }
-        double span = t[n - 1] - t[from], apart = fabs(newer - older);
-        if (!bent(apart, span, se, d->min_span) && span >= TS_TUNING.bend_min_spans * d->min_span) {
-            double turn = look ? turn_in_middle(d, t, up, down, from, n, older, newer, se) : d->turn;
-            if (whole && look)
-                d->turn = turn;
+        double span = t[n - 1] - t[from], apart = fabs(newer - older), turn = 0;
+        bool alike = !bends(apart, se) && span >= TS_TUNING.bend_min_spans * d->min_span;
+        if (alike) {
+            turn = look ? turn_in_middle(t, up, down, from, n, older, newer, se) : d->turn;
             apart = fmax(apart, turn);
-        } else if (whole && look) {
-            d->turn_looked = 0;   /* bent: looked for again at the next sample */
         }
-        if (whole && look)
+        if (whole && look) {   /* kept until the next look, which is the next sample while the halves differ */
             d->halves_se = se;
+            d->turn = turn;
+            if (!alike)
+                d->turn_looked = 0;
+        }
         d->bend_us = apart * span / 4;
         if (!bent(apart, span, se, d->min_span)) {   /* the whole of [from, n): the halves' hulls joined */
             ts_fit_hull_join(t, up, &ou, &nu, hu);

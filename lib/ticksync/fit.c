@@ -163,6 +163,15 @@ double ts_fit_halves(const double *t, const double *up, const double *down, int 
     return hypot(hypot(e[0], e[1]), hypot(e[2], e[3])) / 2;
 }
 
+double ts_fit_turn_error(const double *t, const double *up, const double *down, int q1, int q3,
+                         const ts_fit_hull_t *mid_up, const ts_fit_hull_t *mid_down, double halves_se)
+{
+    double eu, ed;
+    ts_fit_chord_of(t, up, q1, q3, mid_up, &eu, NULL);
+    ts_fit_chord_of(t, down, q1, q3, mid_down, &ed, NULL);
+    return hypot(hypot(eu, ed) / 2, halves_se / 2);
+}
+
 double ts_fit_chord(const double *t, const double *y, int n, double *err)
 {
     ts_fit_hull_t hull;

@@ -47,6 +47,13 @@ double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const t
  * queueing's shape (test_fit): the bend test reads it. */
 double ts_fit_halves(const double *t, const double *up, const double *down, int lo, int mid, int hi,
                      const ts_fit_hull_t *const hulls[4], double *older, double *newer);
+/* The error of a turn read off a window's middle half [q1, q3) (its
+ * hulls, up and down) against its halves, whose drifts' difference has
+ * the error halves_se: the middle's drift's error and half the halves'
+ * together. The turn test holds twice the middle's drift less the
+ * halves' mean against it. */
+double ts_fit_turn_error(const double *t, const double *up, const double *down, int q1, int q3,
+                         const ts_fit_hull_t *mid_up, const ts_fit_hull_t *mid_down, double halves_se);
 /* How far above a line of slope the points' least residuals sit: the
  * spacing of the TS_FIT_EDGE_K least (ts_fit_spacing). */
 double ts_fit_edge_noise(const double *t, const double *y, int n, double slope);
