@@ -943,15 +943,16 @@ static int run_named(int runs, const char *only)
     double *to_learn = calloc((size_t) runs, sizeof *to_learn), *per_hour = calloc((size_t) runs, sizeof *per_hour);
     printf("Each named trace %d times (seeds %llu..%llu), scored from %g s on: medians of the runs' p99 in ms.\n\n"
            "| trace | libticksync | best seed | oracle | learning oracle | lib / learning (median) | runs a seed beats "
-           "lib | of those, below the oracle | exchanges an hour | bound covers, worst run |\n"
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+           "lib | of those, below the oracle | exchanges an hour | bound covers, worst run | expected error covers, "
+           "pooled |\n"
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
            runs, (unsigned long long) base_seed, (unsigned long long) (base_seed + (uint64_t) runs - 1), from_s);
     for (size_t i = 0; i < TRACES; i++) {
         const trace_t *t = &traces[i];
         if (only && strcmp(only, t->name) != 0)
             continue;
         int beaten = 0, floor = 0;
-        double bound = 100;
+        double bound = 100, held = 0, frames = 0;
         for (int k = 0; k < runs; k++) {
             seed = base_seed + (uint64_t) k;
             result_t res;
@@ -966,11 +967,13 @@ static int run_named(int runs, const char *only)
             beaten += res.p99[b] < res.p99[LIB];
             floor += res.p99[b] < res.p99[LIB] && res.p99[b] < res.p99[ORACLE];
             bound = fmin(bound, 100 * res.bound_held);
+            held += res.frames * res.expected_held;
+            frames += res.frames;
         }
-        printf("| %s | %.3f | %.3f | %.3f | %.3f | %.2f | %d | %d | %.0f | %.2f%% |\n", t->name,
+        printf("| %s | %.3f | %.3f | %.3f | %.3f | %.2f | %d | %d | %.0f | %.2f%% | %.2f%% |\n", t->name,
                median_of(lib, (size_t) runs), median_of(best, (size_t) runs), median_of(orc, (size_t) runs),
                median_of(learn, (size_t) runs), median_of(to_learn, (size_t) runs), beaten, floor,
-               median_of(per_hour, (size_t) runs), bound);
+               median_of(per_hour, (size_t) runs), bound, frames > 0 ? 100 * held / frames : 0.0);
     }
     seed = base_seed;
     free(lib);

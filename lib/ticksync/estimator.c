@@ -461,6 +461,10 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
  *     misses the bend by bend_us;
  *   - the shown time may still be slewing toward the estimate, or a server
  *     step not be confirmed yet.
+ * The level's and the drift's errors come from different samples' noise
+ * (the ways' least measurements; the chords' slopes) and are independent,
+ * so their 95 % points add in quadrature; the bend, the slewing and a
+ * suspect step are offsets of a known size and add as they are.
  * Before each way has its edge, the bound. */
 int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
 {
@@ -473,7 +477,8 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
     double suspect = self->suspect ? fabs(self->suspect_step) : 0;
     double bend = TS_TUNING.bend_k * self->drift.bend_us;
-    double expected = ceil(level + TS_TUNING.freq_z * se * age + bend + slewing + suspect);
+    double tilt = TS_TUNING.freq_z * se * age;
+    double expected = ceil(hypot(level, tilt) + bend + slewing + suspect);
     int64_t bound = ticksync_error_bound(self, local);
     return expected < (double) bound ? (int64_t) expected : bound;
 }
