@@ -242,6 +242,26 @@ Test(estimator, a_way_that_queues_does_not_hide_the_drift_the_clean_way_shows)
     check_drift_read(p, 6, 300, 120, 1e-6, 500);
 }
 
+/* A way up queueing 25 ms on average passes path_change_us (20 ms) 45 %
+ * of the time, so 6 samples in a row over it come every few minutes: a
+ * rise the path's own queueing reaches is no new path (with the outlier
+ * limit as the rise, this clock started over twice in 20 minutes). */
+Test(estimator, a_heavily_queued_way_is_no_new_path)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    path_t p = { .rng = 17, .up_us = 20000, .down_us = 20000, .jitter_us = 500, .up_queue_us = 25000,
+                 .drift = 15e-6, .clock_offset = 7 };
+    result_t r;
+    run(ts, &p, 1200, 120, &r, NULL);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.path_resets, 0, "%llu path resets", (unsigned long long) st.path_resets);
+    cr_assert_lt(p99(&r), 1000, "p99 %.0f us", p99(&r));
+    cr_assert(r.bound_held);
+    cr_assert_eq(r.backwards, 0);
+    ticksync_destroy(&ts);
+}
+
 Test(estimator, asymmetric_path_error_is_half_the_difference_unless_told)
 {
     path_t p = { .rng = 3, .up_us = 30000, .down_us = 10000, .jitter_us = 500, .clock_offset = 42 };

@@ -93,3 +93,13 @@ Test(jitter, the_same_as_sorting_the_window_at_every_exchange, .init = setup)
         cr_assert_eq(j.value, want, "exchange %d: %g, sorting says %g", i, j.value, want);
     }
 }
+
+Test(jitter, the_share_over_an_excess_counts_the_window, .init = setup)
+{
+    cr_assert_float_eq(ts_jitter_share_over(&j, 0), 0, 1e-12, "none kept");
+    for (int i = 0; i < 100; i++)
+        ts_jitter_add(&j, i * 1000);   /* 0..99 ms */
+    cr_assert_float_eq(ts_jitter_share_over(&j, 20000), 0.79, 1e-12, "21..99 ms of 100");
+    cr_assert_float_eq(ts_jitter_share_over(&j, 99000), 0, 1e-12, "none over the largest");
+    cr_assert_float_eq(ts_jitter_share_over(&j, -5), 0.99, 1e-12, "all but the one of 0");
+}

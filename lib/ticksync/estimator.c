@@ -49,7 +49,9 @@ struct ticksync_t {
     ts_rings_t rings;                       /* points, ways and blocks: what the drift and level read */
     ts_drift_t drift;
     ts_level_t level;                       /* the level (else the chosen sample) and the ways' edges */
-    int      rises;                         /* samples in a row over the path-change threshold */
+    int      rises;                         /* samples in a row over the path-change threshold, */
+    int      rises_needed;                  /* ... how many make a new path, */
+    double   rise;                          /* ... and the threshold, as they were at the first */
     bool     suspect;                       /* a sample below a way's edge waits for a second one */
     bool     suspect_shorter;               /* ... below both, as a shorter route would put it (else a step) */
     sample_t suspect_sample;
@@ -256,6 +258,24 @@ static double dev_limit(const ticksync_t *self)
     return ts_filter_outlier_limit(&self->filter, self->cfg.max_delay_dev_ratio, TS_TUNING.dev_floor_us);
 }
 
+/* How many samples in a row over rise make a new path: path_change_count,
+ * or more where the path's own queueing passes rise so often that so many
+ * in a row would come by chance: the least k with p^k at most
+ * TS_TUNING.rise_odds, p the share of the round trips over rise. A way up
+ * queueing 15 ms on average passes 20 ms a quarter of the time, six in a
+ * row every hour or so; it takes 11. Counted before the rise's own
+ * samples join the jitter. */
+static int rises_needed(const ticksync_t *self, double rise)
+{
+    double p = ts_jitter_share_over(&self->jitter, rise), chance = 1;
+    int k = 0;
+    while (k < self->cfg.path_change_count || (chance > TS_TUNING.rise_odds && k < TS_TUNING.rises_max)) {
+        chance *= p;
+        k++;
+    }
+    return k;
+}
+
 /* Whether the model predicted an accepted sample, for the interval
  * (polling.h): the rate is steady, as the long history says (it gives the
  * drift only where no bend and no curve, the runs test, shows over some
@@ -297,9 +317,12 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
          * where the filter rejects it as an outlier (dev_limit): else a new
          * path longer by an amount between the two had every sample
          * rejected, and the clock stayed on the old path's for good */
-        double rise = fmin((double) self->cfg.path_change_us, dev_limit(self));
-        self->rises = (double) (delay - filter_min_delay(self)) > rise ? self->rises + 1 : 0;
-        if (self->rises >= self->cfg.path_change_count)
+        if (self->rises == 0) {
+            self->rise = fmin((double) self->cfg.path_change_us, dev_limit(self));
+            self->rises_needed = rises_needed(self, self->rise);
+        }
+        self->rises = (double) (delay - filter_min_delay(self)) > self->rise ? self->rises + 1 : 0;
+        if (self->rises >= self->rises_needed)
             reset_filter(self, s.local);
     }
     note_excess(self, delay);

@@ -72,3 +72,12 @@ void ts_jitter_add(ts_jitter_t *j, double excess)
     double high = ts_jitter_decode(top[from_high]), low = ts_jitter_decode(top[from_low]);
     j->value = (high > TS_TUNING.spike_ratio * low ? low : high) / 2;
 }
+
+double ts_jitter_share_over(const ts_jitter_t *j, double excess)
+{
+    uint16_t c = ts_jitter_code(excess);
+    int over = 0;
+    for (int i = 0; i < j->n; i++)
+        over += j->code[i] > c;
+    return j->n ? (double) over / j->n : 0;
+}

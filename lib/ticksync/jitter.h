@@ -34,5 +34,7 @@ double ts_jitter_decode(uint16_t code);
  * spikes (a radio waking, a handover) that no lead a game would take
  * beats. */
 void ts_jitter_add(ts_jitter_t *j, double excess);
+/* The share of the kept excesses over excess (µs); 0 with none kept. */
+double ts_jitter_share_over(const ts_jitter_t *j, double excess);
 
 #endif

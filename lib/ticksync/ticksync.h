@@ -57,7 +57,8 @@ typedef struct {
     int     drift_points;        /* near-minimum samples the offset line is fitted to (64) */
     int64_t drift_min_span_us;   /* no frequency estimate before the samples span this (20 s) */
     int64_t path_change_us;      /* a delay rise over the filter's minimum by this much ... (20000) */
-    int     path_change_count;   /* ... in this many samples in a row resets the filter (6) */
+    int     path_change_count;   /* ... in this many samples in a row resets the filter, or more where the
+                                    path's own queueing passes the rise often (6) */
     int     synced_samples;      /* accepted samples before the clock counts as synced (4) */
     int64_t server_step_us;      /* a sample this far below one way's lower edge, its round trip as usual, is
                                     the server's time stepping (2 in a row with one size: the step); less far

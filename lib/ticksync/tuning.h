@@ -26,6 +26,8 @@ typedef struct {
     int    ways_min;          /* samples before the ways' least measurements set the level */
     double uneven;            /* ways whose median spread above their edges differ by more are weighed apart */
     int    spread_min;        /* samples in the filter before its spread sets an outlier limit */
+    double rise_odds;         /* a run of rises the path's own queueing gives this often is no new path ... */
+    int    rises_max;         /* ... but this many in a row are */
     /* a bend of the rate */
     double bend_z;            /* a window whose halves' slopes differ by more than this many standard errors is halved ... */
     double bend_min_spans;    /* ... and the window spans this many drift_min_spans */
@@ -59,6 +61,8 @@ static const ts_tuning_t TS_TUNING = {
     .ways_min = 8,
     .uneven = 4.0,
     .spread_min = 4,
+    .rise_odds = 1e-6,
+    .rises_max = 60,
     .bend_z = 9.0,
     .bend_min_spans = 4.0,
     .turn_z = 27.0,
