@@ -317,12 +317,13 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
          * where the filter rejects it as an outlier (dev_limit): else a new
          * path longer by an amount between the two had every sample
          * rejected, and the clock stayed on the old path's for good */
-        if (self->rises == 0) {
+        if (self->rises == 0)
             self->rise = fmin((double) self->cfg.path_change_us, dev_limit(self));
+        if ((double) (delay - filter_min_delay(self)) <= self->rise)
+            self->rises = 0;
+        else if (self->rises++ == 0)   /* the run's first: how long it must be, read once */
             self->rises_needed = rises_needed(self, self->rise);
-        }
-        self->rises = (double) (delay - filter_min_delay(self)) > self->rise ? self->rises + 1 : 0;
-        if (self->rises >= self->rises_needed)
+        if (self->rises > 0 && self->rises >= self->rises_needed)
             reset_filter(self, s.local);
     }
     note_excess(self, delay);
