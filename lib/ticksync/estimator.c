@@ -319,12 +319,14 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
          * rejected, and the clock stayed on the old path's for good */
         if (self->rises == 0)
             self->rise = fmin((double) self->cfg.path_change_us, dev_limit(self));
-        if ((double) (delay - filter_min_delay(self)) <= self->rise)
+        if ((double) (delay - filter_min_delay(self)) <= self->rise) {
             self->rises = 0;
-        else if (self->rises++ == 0)   /* the run's first: how long it must be, read once */
-            self->rises_needed = rises_needed(self, self->rise);
-        if (self->rises > 0 && self->rises >= self->rises_needed)
-            reset_filter(self, s.local);
+        } else {
+            if (self->rises++ == 0)   /* the run's first: how long it must be, read once */
+                self->rises_needed = rises_needed(self, self->rise);
+            if (self->rises >= self->rises_needed)
+                reset_filter(self, s.local);
+        }
     }
     note_excess(self, delay);
     if ((double) (delay - filter_min_delay(self)) > dev_limit(self)) {
