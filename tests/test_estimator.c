@@ -392,6 +392,40 @@ Test(estimator, a_shorter_route_with_one_way_longer_is_followed)
     onto_a_symmetric_route(p, up_shorter_down_longer_at_60s, 70, 1000);
 }
 
+static void up_shorter_at_60s(double t, path_t *p)
+{
+    if (t >= 60e6)   /* a new route: 20 ms less up, the way down as it was */
+        p->up_us = 30000;
+}
+
+/* A new route with one way 20 ms shorter and the other as it was, under a
+ * Pareto queue of some 16 ms a way on average: a sample's round trip is
+ * shorter than the edges allow only where its two queues add to less than
+ * what the route saved, so two such samples in a row are rare, but every
+ * sample's way up is below the old edge, which a step or a bend would
+ * not leave with the round trip short. A sample shorter than the edges
+ * allow, next to one below an edge, starts the path over. Under the rule
+ * before (two shorter ones in a row) two of these six runs never took the
+ * new route, its samples pulling the old path's edges instead. */
+Test(estimator, a_shorter_route_is_taken_when_the_other_way_queues)
+{
+    for (uint64_t rng = 1; rng <= 6; rng++) {
+        path_t p = { .rng = rng, .up_us = 50000, .down_us = 30000, .jitter_us = 8000, .jitter_kind = 2,
+                     .clock_offset = 1000 };
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        result_t r;
+        run(ts, &p, 180, 120, &r, up_shorter_at_60s);
+        ticksync_stats_t st;
+        ticksync_stats(ts, &st);
+        cr_assert_geq(st.path_resets, 1, "run %llu: the new route is a new path", (unsigned long long) rng);
+        cr_assert_eq(st.server_steps, 0, "run %llu: no server step", (unsigned long long) rng);
+        cr_assert_lt(r.max_err, 250, "run %llu: %.0f us", (unsigned long long) rng, r.max_err);
+        cr_assert(r.bound_held);
+        cr_assert_eq(r.backwards, 0);
+        ticksync_destroy(&ts);
+    }
+}
+
 /* 50 ppm, then both ways 25 ms longer at 300 s: the path changed, the
  * clock's rate did not. The path callback notes the drift the estimator
  * holds every second after the change. */

@@ -335,18 +335,38 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     }
     self->stats.accepted++;
     note_predicted(self, &s);
-    /* A step of the server's time shows in two samples in a row below a
-     * way's edge by about the same amount; the first waits for the second.
-     * The step is taken from the less queued of the two. */
     double step = 0, excess = 0;
     ts_edges_t edges =
         ts_level_against(&self->level, &self->drift, &s, (double) self->cfg.server_step_us, &step, &excess);
+    /* A round trip shorter than the ways' edges allow, which queueing (it
+     * only adds) cannot give, is a new route: a server step or a changing
+     * rate moves the two ways in opposite directions and leaves the round
+     * trip as it was. The sample before or after it below an edge too,
+     * shorter or not, confirms it: where one way shortened and the other
+     * queued more than the route saved, a sample's round trip is not
+     * shorter, but its shortened way is still below the old edge. The path
+     * starts over as for a longer one. Each way's time changes apart: a
+     * way grown longer keeps its edge, which only a lower measurement
+     * moves, on the old route for the whole window, and even where both
+     * are shorter the ways' lines jump at the change, which the drift's
+     * chords would span (draw 199 of seed 12345 took both ways' new edges
+     * at once and still lagged the oracle by 5 ms). */
+    if (edges != TS_EDGES_HELD && self->suspect && (self->suspect_shorter || edges == TS_EDGES_SHORTER)) {
+        sample_t first = self->suspect_sample;
+        reset_filter(self, first.local);
+        admit(self, &first);
+        admit(self, &s);
+        return TICKSYNC_ACCEPTED;
+    }
+    /* A step of the server's time shows in two samples in a row below a
+     * way's edge by about the same amount; the first waits for the second.
+     * The step is taken from the less queued of the two. */
     if (edges == TS_EDGES_STEPPED) {
         /* each sample's reading of the step is off by at most half its
          * queueing over the two edges (its excess): two readings of one
          * step differ by no more than server_step_us and that */
         double agree = (double) self->cfg.server_step_us + (fmax(excess, 0) + fmax(self->suspect_excess, 0)) / 2;
-        if (self->suspect && !self->suspect_shorter && fabs(step - self->suspect_step) <= agree) {
+        if (self->suspect && fabs(step - self->suspect_step) <= agree) {
             sample_t first = self->suspect_sample;
             bool second_better = excess < self->suspect_excess;
             self->suspect = false;
@@ -360,24 +380,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
         hold(self, &s, step, excess, false);
         return TICKSYNC_ACCEPTED;
     }
-    /* A round trip shorter than the ways' edges allow, which queueing (it
-     * only adds) cannot give, in two samples in a row, is a shorter route,
-     * and the path starts over as for a longer one. Each way's time changes
-     * apart: a way grown longer keeps its edge, which only a lower
-     * measurement moves, on the old route for the whole window, and even
-     * where both are shorter the ways' lines jump at the change, which the
-     * drift's chords would span (draw 199 of seed 12345 took both ways'
-     * new edges at once and still lagged the oracle by 5 ms). */
     if (edges == TS_EDGES_SHORTER) {
-        if (self->suspect && self->suspect_shorter) {
-            sample_t first = self->suspect_sample;
-            reset_filter(self, first.local);
-            admit(self, &first);
-            admit(self, &s);
-            return TICKSYNC_ACCEPTED;
-        }
-        if (self->suspect)
-            admit(self, &self->suspect_sample);
         hold(self, &s, 0, 0, true);
         return TICKSYNC_ACCEPTED;
     }
