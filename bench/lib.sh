@@ -71,6 +71,10 @@ stop_echo() { [ -n "$ECHO_PID" ] && kill -TERM "$ECHO_PID" 2>/dev/null && wait "
 # threads it shares the two cores with win the CPU first (as they would
 # with the load on other machines).
 loadgen() { ${LOADGEN_NICE:+nice -n "$LOADGEN_NICE"} "$BUILD/bench/ticksync-loadgen" "$@"; }
+# Its summary line, read: exchanges a second (through the stack), or
+# frames back a second (--echo).
+rate() { sed -n 's/.* \([0-9]*\) exchanges\/s.*/\1/p'; }
+frames() { sed -n 's/.*: \([0-9]*\) frames back per second/\1/p'; }
 
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 

@@ -19,8 +19,14 @@ csv=bench/plots/throughput.csv
 echo "# config exchanges_per_s echo_frames_per_s" >"$csv"
 start_stack
 start_echo
-rate() { sed -n 's/.* \([0-9]*\) exchanges\/s.*/\1/p'; }
-frames() { sed -n 's/.*: \([0-9]*\) frames back per second/\1/p'; }
+stack_run() {   # first player -> exchanges/s at this shape
+  loadgen --target "127.0.0.1:$BASE" --conns $conns --window $window --duration-s "$secs" --warmup-s 0 \
+    --first-player "$1" | rate
+}
+echo_run() {   # -> the echo's frames back/s at this shape
+  loadgen --target "127.0.0.1:$((BASE + 20))" --echo --conns $conns --window $window --duration-s "$secs" \
+    --warmup-s 0 | frames
+}
 echo "each shape: $rounds rounds of ${secs} s through the stack and ${secs} s against the echo, in the order SE ES SE ..."
 printf '%-10s %14s %16s %6s %12s\n' shape "exchanges/s" "echo frames/s" ratio rounds
 for conns in 100 400; do
@@ -28,11 +34,7 @@ for conns in 100 400; do
     x_sum=0 e_sum=0 each=()
     for r in $(seq 1 "$rounds"); do
       first=$((r * 1000000 + conns * 100 + window))
-      stack_run() { loadgen --target "127.0.0.1:$BASE" --conns $conns --window $window --duration-s "$secs" --warmup-s 0 \
-                      --first-player $first | rate; }
-      echo_run() { loadgen --target "127.0.0.1:$((BASE + 20))" --echo --conns $conns --window $window \
-                     --duration-s "$secs" --warmup-s 0 | frames; }
-      if [ $((r % 2)) = 1 ]; then x=$(stack_run); e=$(echo_run); else e=$(echo_run); x=$(stack_run); fi
+      if [ $((r % 2)) = 1 ]; then x=$(stack_run $first); e=$(echo_run); else e=$(echo_run); x=$(stack_run $first); fi
       x_sum=$((x_sum + ${x:-0})) e_sum=$((e_sum + ${e:-0}))
       each+=("$(awk -v x="${x:-0}" -v e="${e:-0}" 'BEGIN { printf "%.2f", e ? 2 * x / e : 0 }')")
     done

@@ -26,7 +26,6 @@ tick=$(getconf CLK_TCK)
 cpu_per() {   # ticks over the rounds, mean exchanges/s -> gate µs per exchange
   awk -v c="$1" -v r="$2" -v s="$secs" -v n="$rounds" -v t="$tick" 'BEGIN { printf "%.2f", r ? c / t * 1e6 / (r * s * n) : 0 }'
 }
-rate() { sed -n 's/.* \([0-9]*\) exchanges\/s.*/\1/p'; }
 declare -A sum cpu last
 one() {   # one slice: tcp|ws, round -> adds to sum[] and cpu[]
   local how=$1 r=$2 c0 x
