@@ -3,7 +3,7 @@
  * server time is checked against the truth at 60 frames a second.
  *
  *   ticksync-accuracy [--csv DIR] [--seed N] [--from S] [--trace NAME] [--ticks]
- *   ticksync-accuracy --draws N [--seed N] [--list]
+ *   ticksync-accuracy --draws N [--seed N] [--list] [--each]
  *
  * prints, per trace and algorithm, the offset error after convergence
  * (p50, p99, max), the time to converge (from then on the error stays
@@ -22,7 +22,8 @@
  * rule can be fitted to, since the draws are not the named traces, and
  * how long after a server step libticksync comes within 5 ms of where the
  * path's asymmetry puts every estimator for good (up to a route change);
- * --list also prints each draw a seed's algorithm beats libticksync on.
+ * --list also prints each draw a seed's algorithm beats libticksync on;
+ * --each prints every draw's p99s, to diff two builds draw by draw.
  *
  * Two references: the oracle is handed the true clock rate and learns each
  * way's least delay from the samples (the floor of any two-way estimator);
@@ -787,6 +788,7 @@ static void tally_aim(double covered, size_t *under, size_t *over)
 }
 
 static int draw_only = -1;            /* --draw K: run draw K alone, with its table */
+static bool each_draw = false;       /* --each: every draw's p99s, one line each */
 static const char *csv_dir = NULL;   /* --csv DIR: each run's error over time, one point a second */
 
 /* --csv: DIR/NAME.csv opened for writing in *csv (NULL without --csv);
@@ -844,6 +846,13 @@ static int run_draws(int n, bool list)
         }
         run_trace(&t, NULL, NULL, &res);
         double lib = res.p99[LIB];
+        if (each_draw) {
+            printf("draw %d (%s): libticksync %.3f ms, learning oracle %.3f ms, oracle %.3f ms", k, what, lib / 1000,
+                   res.p99[LEARN] / 1000, res.p99[ORACLE] / 1000);
+            if (!isnan(res.step_apart_s))
+                printf(", within 5 ms beyond the asymmetry %.1f s after the step", res.step_apart_s);
+            printf("\n");
+        }
         to_oracle[k] = lib / fmax(res.p99[ORACLE], 1);
         to_learn[k] = lib / fmax(res.p99[LEARN], 1);
         if (steady_rate(&t))
@@ -1144,6 +1153,10 @@ int main(int argc, char **argv)
             list = true;
             i--;
             ok = true;
+        } else if (strcmp(argv[i], "--each") == 0) {
+            each_draw = true;
+            i--;
+            ok = true;
         } else if (ok && strcmp(argv[i], "--csv") == 0) {
             csv_dir = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--draws") == 0) {
@@ -1190,7 +1203,7 @@ int main(int argc, char **argv)
         }
         if (!ok) {
             fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n"
-                            "       ticksync-accuracy --draws N [--seed N] [--list]\n"
+                            "       ticksync-accuracy --draws N [--seed N] [--list] [--each]\n"
                             "       ticksync-accuracy --draw K [--seed N] [--csv DIR]   (draw K of --draws alone, with its table)\n"
                             "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
                             "       (each also takes --interval-max S: libticksync's interval_max_us,\n"
