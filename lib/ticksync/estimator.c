@@ -58,6 +58,9 @@ struct ticksync_t {
     double   suspect_step, suspect_excess;
     int64_t  since;                         /* the last server step's local time: older ways are
                                                moved by it, and left out once newer ones suffice */
+    ts_level_t at_step;                     /* the edges as the step moved them, which the samples */
+    double   least_up, least_down;          /* ... since meet at these least (refine_step), */
+    double   refined;                       /* ... and how far that has moved the older history since */
     ts_poll_t poll;                         /* when to ask next */
     bool     shown;                         /* the slewed offset the game sees */
     int64_t  shown_local;
@@ -211,12 +214,37 @@ static void add_point(ticksync_t *self, const sample_t *s)
     ts_drift_from_points(&self->drift, &self->rings, self->since);
 }
 
+/* A step is taken from the less queued of two samples, so it is off by
+ * half that one's queueing over the two ways, and the history it moved
+ * with it: the points' line across the step then reads the error as a
+ * rate until the ways since the step give the drift. Each sample after
+ * the step reads it again, as the ways' least residuals against the edges
+ * the step moved: queueing only adds, so the least up residual is the
+ * step's error plus the least queueing up met, and the least down minus
+ * it; half their difference is the error, each way's least of more
+ * samples the nearer its edge. The older history is moved by it, for as
+ * long as it is read (until the ways since the step span min_span). */
+static void refine_step(ticksync_t *self, const sample_t *s)
+{
+    if (self->since == INT64_MIN || (double) (s->local - self->since) >= (double) self->cfg.drift_min_span_us)
+        return;
+    double r_up, r_down;
+    ts_level_residuals(&self->at_step, s, &r_up, &r_down);
+    self->least_up = fmin(self->least_up, r_up);
+    self->least_down = fmin(self->least_down, r_down);
+    double error = (self->least_up - self->least_down) / 2;
+    ts_filter_move_before(&self->filter, error - self->refined, self->since);
+    ts_rings_move_before(&self->rings, error - self->refined, self->since);
+    self->refined = error;
+}
+
 /* An accepted sample joins the filter, the ways (a block of the long
  * history closing, once every TS_RINGS_BLOCK) and the points, and the
  * drift and the level follow. */
 static void admit(ticksync_t *self, const sample_t *s)
 {
     ts_drift_t *d = &self->drift;
+    refine_step(self, s);
     ts_rings_follow(&self->rings, s->local, s->offset);
     ts_filter_add(&self->filter, s);
     if (ts_rings_add_ways(&self->rings, s, self->cfg.up_fraction, d->known ? d->freq : 0))
@@ -247,6 +275,11 @@ static void move_history(ticksync_t *self, double step, int64_t at)
     ts_rings_clear_blocks(&self->rings);   /* the step's estimate is off by a sample's queueing */
     ts_drift_stepped(&self->drift);
     self->since = at;
+    self->at_step = self->level;
+    self->at_step.edge_up += step;
+    self->at_step.edge_down -= step;
+    self->least_up = self->least_down = INFINITY;
+    self->refined = 0;
     self->stats.server_steps++;
 }
 

@@ -73,6 +73,19 @@ void ts_rings_move(ts_rings_t *r, double step)
     r->origin_offset += step;   /* the points' offsets, up and down - and + step */
 }
 
+void ts_rings_move_before(ts_rings_t *r, double step, int64_t before)
+{
+    for (int i = 0; i < r->npoints && ts_rings_local(r, ts_rings_point(r, i)->local) < before; i++) {
+        ts_point_t *p = &r->points[ts_rings_at(r->points_next, r->npoints, r->points_size, i)];
+        p->offset = (float) (p->offset + step);
+    }
+    for (int i = 0; i < r->nways && ts_rings_local(r, ts_rings_way(r, i)->local) < before; i++) {
+        ts_way_t *w = &r->ways[ts_rings_at(r->ways_next, r->nways, TS_RINGS_WAYS, i)];
+        w->up = (float) (w->up + step);
+        w->down = (float) (w->down - step);
+    }
+}
+
 void ts_rings_add_point(ts_rings_t *r, const ts_sample_t *s)
 {
     r->points[r->points_next] = (ts_point_t) { .local = (int32_t) (s->local - r->origin_local),

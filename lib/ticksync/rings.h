@@ -75,6 +75,9 @@ void ts_rings_clear_blocks(ts_rings_t *r);
 void ts_rings_follow(ts_rings_t *r, int64_t local, double offset);
 /* The server's time stepped by step: every offset kept moves with it. */
 void ts_rings_move(ts_rings_t *r, double step);
+/* The points and ways from before local before move by step more (a
+ * step's size read again; the blocks start after it). */
+void ts_rings_move_before(ts_rings_t *r, double step, int64_t before);
 
 void ts_rings_add_point(ts_rings_t *r, const ts_sample_t *s);
 /* s's two one-way measurements, split as up_fraction splits its delay,

@@ -71,3 +71,10 @@ void ts_filter_move(ts_filter_t *f, double step)
     for (int i = 0; i < f->n; i++)
         f->s[i].offset += step;
 }
+
+void ts_filter_move_before(ts_filter_t *f, double step, int64_t before)
+{
+    for (int i = 0; i < f->n; i++)
+        if (f->s[i].local < before)
+            f->s[i].offset += step;
+}

@@ -39,5 +39,7 @@ double ts_filter_spread(const ts_filter_t *f);
 double ts_filter_outlier_limit(const ts_filter_t *f, double ratio, double floor);
 /* The server's time stepped by step: every offset kept moves with it. */
 void ts_filter_move(ts_filter_t *f, double step);
+/* ... those from before local before only. */
+void ts_filter_move_before(ts_filter_t *f, double step, int64_t before);
 
 #endif
