@@ -224,10 +224,10 @@ static void add_point(ticksync_t *self, const sample_t *s)
  * it; half their difference is the error, each way's least of more
  * samples the nearer its edge. The older history is moved by it, for as
  * long as it is read (until the ways since the step span min_span). */
-static void refine_step(ticksync_t *self, const sample_t *s)
+static bool refine_step(ticksync_t *self, const sample_t *s)
 {
     if (self->since == INT64_MIN || (double) (s->local - self->since) >= (double) self->cfg.drift_min_span_us)
-        return;
+        return false;
     double r_up, r_down;
     ts_level_residuals(&self->at_step, s, &r_up, &r_down);
     self->least_up = fmin(self->least_up, r_up);
@@ -235,7 +235,9 @@ static void refine_step(ticksync_t *self, const sample_t *s)
     double error = (self->least_up - self->least_down) / 2;
     ts_filter_move_before(&self->filter, error - self->refined, self->since);
     ts_rings_move_before(&self->rings, error - self->refined, self->since);
+    bool moved = error != self->refined;
     self->refined = error;
+    return moved;
 }
 
 /* An accepted sample joins the filter, the ways (a block of the long
@@ -368,6 +370,9 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     }
     self->stats.accepted++;
     note_predicted(self, &s);
+    /* below an edge the step moved, a sample is first that step's error */
+    if (refine_step(self, &s))
+        ts_level_update(&self->level, &self->rings, &self->drift, self->since);
     double step = 0, excess = 0;
     ts_edges_t edges =
         ts_level_against(&self->level, &self->drift, &s, (double) self->cfg.server_step_us, &step, &excess);
