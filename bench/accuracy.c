@@ -458,6 +458,7 @@ typedef struct {
     long   backwards;
     double step_apart_s;             /* after the first server step: until libticksync stays within 5 ms
                                         of where the path's asymmetry puts it (NAN: no step) */
+    unsigned long long steps, resets;   /* libticksync's server steps and path resets */
 } result_t;
 
 typedef struct {
@@ -669,6 +670,10 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
     res->correlation_s = correlation_s(ls.each_s, ls.neach_s);
     res->backwards = sc[LIB].backwards;
     res->step_apart_s = t->step_ms[0] ? after_step_s(t, 0, ls.since_apart[0]) : NAN;
+    ticksync_stats_t st;
+    ticksync_stats(lib, &st);
+    res->steps = st.server_steps;
+    res->resets = st.path_resets;
     if (out)
         print_lib_line(t, lib, &ls, res, out);
     free(ls.ratio);
@@ -849,6 +854,7 @@ static int run_draws(int n, bool list)
         if (each_draw) {
             printf("draw %d (%s): libticksync %.3f ms, learning oracle %.3f ms, oracle %.3f ms", k, what, lib / 1000,
                    res.p99[LEARN] / 1000, res.p99[ORACLE] / 1000);
+            printf(", server steps %llu, path resets %llu", res.steps, res.resets);
             if (!isnan(res.step_apart_s))
                 printf(", within 5 ms beyond the asymmetry %.1f s after the step", res.step_apart_s);
             printf("\n");
