@@ -1,6 +1,7 @@
 /* tests/test_polling.c - when the clock asks next (lib/ticksync/polling): at
  * once, a burst at the burst's pace, then the interval's; the burst's pace
- * while not synced; a burst on demand; and a resume told from a game's
+ * while not synced; a burst on demand; one exchange soon, for a sample that
+ * waits for a second; and a resume told from a game's
  * usual gaps between asks. */
 #include <criterion/criterion.h>
 
@@ -28,6 +29,22 @@ Test(poll, a_burst_then_the_interval, .init = setup)
     cr_assert_eq(ts_poll_next(&p, true), t + 1000000);
     ts_poll_burst(&p);
     cr_assert_eq(ts_poll_next(&p, true), t + 100000, "a new path or a resync: a burst");
+}
+
+Test(poll, a_sample_that_waits_for_a_second_asks_for_it_soon, .init = setup)
+{
+    ts_poll_init(&p, 0, 100000, 1000000, 8000000, 2000000);
+    int64_t t = 0;
+    for (int i = 0; i < 3 * TS_TUNING.poll_streak; i++) {
+        ts_poll_predicted(&p, true);
+        ts_poll_sent(&p, t);
+        t = ts_poll_next(&p, true);
+    }
+    cr_assert_eq(p.current_us, 8000000, "a steady clock at the longest interval");
+    ts_poll_soon(&p);
+    cr_assert_eq(ts_poll_next(&p, true), t - 8000000 + 100000, "the next at the burst's pace");
+    ts_poll_sent(&p, t);
+    cr_assert_eq(ts_poll_next(&p, true), t + 1000000, "then the floor's interval, one exchange only");
 }
 
 Test(poll, a_resume_is_a_gap_far_longer_than_usual, .init = setup)

@@ -265,6 +265,7 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
     self->suspect_sample = *s;
     self->suspect_step = step;
     self->suspect_excess = excess;
+    ts_poll_soon(&self->poll);
 }
 
 /* The server's time stepped by step at local time at: every sample kept is

@@ -24,6 +24,14 @@ void ts_poll_burst(ts_poll_t *p)
     p->streak = 0;
 }
 
+void ts_poll_soon(ts_poll_t *p)
+{
+    if (p->burst_left == 0)
+        p->burst_left = 1;
+    p->current_us = p->interval_us;
+    p->streak = 0;
+}
+
 bool ts_poll_bursting(const ts_poll_t *p)
 {
     return p->burst_left > 0;

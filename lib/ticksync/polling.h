@@ -45,6 +45,9 @@ bool ts_poll_bursting(const ts_poll_t *p);
 /* A burst from the next exchange on (a new path, a resync), and the
  * interval back to the floor. */
 void ts_poll_burst(ts_poll_t *p);
+/* The next exchange at the burst's pace, and the interval back to the
+ * floor: a sample waits for a second one (a step, a shorter route). */
+void ts_poll_soon(ts_poll_t *p);
 /* A SYNC left at local. */
 void ts_poll_sent(ts_poll_t *p, int64_t local);
 /* When the next is due: INT64_MIN before the first (at once), the burst's
