@@ -56,6 +56,7 @@ struct ticksync_t {
     bool     suspect_shorter;               /* ... below both, as a shorter route would put it (else a step) */
     sample_t suspect_sample;
     double   suspect_step, suspect_excess;
+    int      suspect_waits;                 /* samples dropped while it waits (still_a_step) */
     int64_t  since;                         /* the last server step's local time: older ways are
                                                moved by it, and left out once newer ones suffice */
     ts_level_t at_step;                     /* the edges as the step moved them, which the samples */
@@ -265,6 +266,7 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
     self->suspect_sample = *s;
     self->suspect_step = step;
     self->suspect_excess = excess;
+    self->suspect_waits = 0;
     ts_poll_soon(&self->poll);
 }
 
@@ -330,6 +332,27 @@ static void note_predicted(ticksync_t *self, const sample_t *s)
     double r_up, r_down;
     ts_level_residuals(&self->level, s, &r_up, &r_down);
     ts_poll_predicted(&self->poll, self->drift.long_known && -fmin(r_up, r_down) <= ts_level_error(&self->level));
+}
+
+/* Whether s, within both edges, leaves the held sample's step standing: a
+ * step of S lowers one way's edge by S and raises the other's, so s,
+ * queued past S on the way lowered, still sits S above the raised edge,
+ * within the two readings' agreement. Only for a step clearly beyond what
+ * the model's drift or a queued reading can give (S over that agreement),
+ * and at most step_waits times: such a sample is dropped and the next
+ * asked for at once, where letting the held sample in as no step would
+ * leave the step untaken and the level half of it off until the window
+ * forgets the old edge. A sample whose raised way is not raised tells it
+ * was no step. */
+static bool still_a_step(const ticksync_t *self, const sample_t *s)
+{
+    double agree = (double) self->cfg.server_step_us + fmax(self->suspect_excess, 0) / 2;
+    double size = fabs(self->suspect_step);
+    if (self->suspect_shorter || self->suspect_waits >= TS_TUNING.step_waits || size <= agree)
+        return false;
+    double r_up, r_down;
+    ts_level_residuals(&self->level, s, &r_up, &r_down);
+    return (self->suspect_step > 0 ? r_up : r_down) >= size - agree;
 }
 
 ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
@@ -421,6 +444,11 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     }
     if (edges == TS_EDGES_SHORTER) {
         hold(self, &s, 0, 0, true);
+        return TICKSYNC_ACCEPTED;
+    }
+    if (self->suspect && still_a_step(self, &s)) {   /* dropped: it tells neither way */
+        self->suspect_waits++;
+        ts_poll_soon(&self->poll);
         return TICKSYNC_ACCEPTED;
     }
     if (self->suspect) {   /* one sample alone: no step */
