@@ -635,24 +635,36 @@ Test(estimator, a_step_read_off_a_queued_sample_is_read_again_and_not_taken_for_
  * edges, where letting the first in as no step left the step untaken and
  * the level half of it off (3 of these 16 runs, 4 ms). Such a sample is
  * dropped and the next asked for, up to step_waits times (0.2 ms at
- * most). */
-Test(estimator, a_step_whose_second_sample_is_queued_past_it_waits_for_a_third)
+ * most). A step of 4.5 ms under 2 ms of jitter is clear of the model's
+ * error of the edges, though not of server_step_us plus half a reading's
+ * queueing, which counted as clear at first (2 of 16 runs 2 ms off). */
+static int steps_left_untaken(double step, double jitter_us, double mode_us)
 {
     int untaken = 0;
     for (uint64_t rng = 1; rng <= 16; rng++) {
         ticksync_t *ts = clock_with(1000000, 0.5);
-        path_t p = { .rng = 100 + rng, .up_us = 20000, .down_us = 20000, .jitter_us = 500, .jitter_kind = 3,
-                     .mode_us = 12000, .drift = 30e-6, .clock_offset = 5 };
-        step_us = rng % 2 ? 8000 : -8000;
+        path_t p = { .rng = 100 + rng, .up_us = 20000, .down_us = 20000, .jitter_us = jitter_us, .jitter_kind = 3,
+                     .mode_us = mode_us, .drift = 30e-6, .clock_offset = 5 };
+        step_us = rng % 2 ? step : -step;
         stepping = ts;
         result_t r;
         run(ts, &p, 200, 110, &r, step_at_100s);
-        untaken += r.max_err > 2000;
+        untaken += r.max_err > step / 4;
         cr_assert_eq(r.backwards, 0);
         cr_assert(r.bound_held);
         ticksync_destroy(&ts);
     }
-    cr_assert_eq(untaken, 0, "off by over a quarter of the step from 10 s after it in %d of 16 runs", untaken);
+    return untaken;
+}
+
+Test(estimator, a_step_whose_second_sample_is_queued_past_it_waits_for_a_third)
+{
+    int untaken = steps_left_untaken(8000, 500, 12000);
+    cr_assert_eq(untaken, 0, "an 8 ms step: off by over a quarter of it from 10 s after in %d of 16 runs", untaken);
+    /* a step over the model's error of the edges, though within what the
+     * server_step_us of two readings' agreement allows */
+    untaken = steps_left_untaken(4500, 2000, 8000);
+    cr_assert_eq(untaken, 0, "a 4.5 ms step: off by over a quarter of it from 10 s after in %d of 16 runs", untaken);
 }
 
 Test(estimator, a_drift_that_changes_over_minutes_is_followed)

@@ -55,7 +55,7 @@ struct ticksync_t {
     bool     suspect;                       /* a sample below a way's edge waits for a second one */
     bool     suspect_shorter;               /* ... below both, as a shorter route would put it (else a step) */
     sample_t suspect_sample;
-    double   suspect_step, suspect_excess;
+    double   suspect_step, suspect_excess, suspect_limit;
     int      suspect_waits;                 /* samples dropped while it waits (still_a_step) */
     int64_t  since;                         /* the last server step's local time: older ways are
                                                moved by it, and left out once newer ones suffice */
@@ -266,6 +266,8 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
     self->suspect_sample = *s;
     self->suspect_step = step;
     self->suspect_excess = excess;
+    self->suspect_limit = self->level.edges ? ts_level_step_limit(&self->level, &self->drift, s->local,
+                                                                  (double) self->cfg.server_step_us) : 0;
     self->suspect_waits = 0;
     ts_poll_soon(&self->poll);
 }
@@ -338,8 +340,11 @@ static void note_predicted(ticksync_t *self, const sample_t *s)
  * step of S lowers one way's edge by S and raises the other's, so s,
  * queued past S on the way lowered, still sits S above the raised edge,
  * within the two readings' agreement. Only for a step clearly beyond what
- * the model's drift or a queued reading can give (S over that agreement),
- * and at most step_waits times: such a sample is dropped and the next
+ * the model's drift gives (the least it can be, its reading less half its
+ * queueing, over clear_k step limits it was held at: a changing rate the
+ * model lags crosses the limit one exchange at a time, so its reading is
+ * the limit and what the error grew by since), and at most step_waits
+ * times: such a sample is dropped and the next
  * asked for at once, where letting the held sample in as no step would
  * leave the step untaken and the level half of it off until the window
  * forgets the old edge. A sample whose raised way is not raised tells it
@@ -347,8 +352,8 @@ static void note_predicted(ticksync_t *self, const sample_t *s)
 static bool still_a_step(const ticksync_t *self, const sample_t *s)
 {
     double agree = (double) self->cfg.server_step_us + fmax(self->suspect_excess, 0) / 2;
-    double size = fabs(self->suspect_step);
-    if (self->suspect_shorter || self->suspect_waits >= TS_TUNING.step_waits || size <= agree)
+    double size = fabs(self->suspect_step), least = size - fmax(self->suspect_excess, 0) / 2;
+    if (self->suspect_shorter || self->suspect_waits >= TS_TUNING.step_waits || least <= TS_TUNING.clear_k * self->suspect_limit)
         return false;
     double r_up, r_down;
     ts_level_residuals(&self->level, s, &r_up, &r_down);

@@ -129,7 +129,7 @@ double ts_level_error95(const ts_level_t *l)
  * error over the time since the edges' reading, at freq_z; with the drift
  * unknown, any rate a clock may have), at least dev_floor_us (a
  * measurement's noise), at most server_step_us. */
-static double step_limit(const ts_level_t *l, const ts_drift_t *d, int64_t local, double server_step_us)
+double ts_level_step_limit(const ts_level_t *l, const ts_drift_t *d, int64_t local, double server_step_us)
 {
     double se = ts_drift_error_or(d, TS_TUNING.max_freq);
     double model = ts_level_error(l) + TS_TUNING.freq_z * se * fabs((double) (local - l->edge_local));
@@ -143,7 +143,7 @@ ts_edges_t ts_level_against(const ts_level_t *l, const ts_drift_t *d, const ts_s
         return TS_EDGES_HELD;
     double r_up, r_down;
     ts_level_residuals(l, s, &r_up, &r_down);
-    double limit = step_limit(l, d, s->local, server_step_us);
+    double limit = ts_level_step_limit(l, d, s->local, server_step_us);
     if (r_up + r_down < -limit)
         return TS_EDGES_SHORTER;
     if (fmin(r_up, r_down) >= -limit)

@@ -65,6 +65,9 @@ double ts_level_error95(const ts_level_t *l);
  * (*step: how far the server's time moved, + forward; *excess: the
  * sample's queueing, which *step may be off by). A round trip shorter by
  * more than that: a shorter route. Held while there are no edges. */
+/* How far below an edge a sample at local must sit to be a server step
+ * (ts_level_against). Needs the edges. */
+double ts_level_step_limit(const ts_level_t *l, const ts_drift_t *d, int64_t local, double server_step_us);
 ts_edges_t ts_level_against(const ts_level_t *l, const ts_drift_t *d, const ts_sample_t *s, double server_step_us,
                             double *step, double *excess);
 

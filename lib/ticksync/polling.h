@@ -1,6 +1,7 @@
 /* lib/ticksync/polling.h - when the clock asks the server next: a burst of
- * exchanges at the start, after a new path, a resync or a resume, then
- * one an interval; and when the game was away (a gap in the local times
+ * exchanges at the start, after a new path, a resync or a resume, one
+ * at the burst's pace for a sample that waits for a second, then one an
+ * interval; and when the game was away (a gap in the local times
  * the clock is asked at, far longer than usual: paused, or in the
  * background), which calls for a burst. A value type the estimator
  * embeds; no clock of its own: every time is the caller's local one.

@@ -29,6 +29,7 @@ typedef struct {
     double rise_odds;         /* a run of rises the path's own queueing gives this often is no new path ... */
     int    rises_max;         /* ... but this many in a row are */
     int    step_waits;        /* samples queued past a clear step that its first waits through */
+    double clear_k;           /* ... clear: its least size over this many step limits */
     /* a bend of the rate */
     double bend_z;            /* a window whose halves' slopes differ by more than this many standard errors is halved ... */
     double bend_min_spans;    /* ... and the window spans this many drift_min_spans */
@@ -65,6 +66,7 @@ static const ts_tuning_t TS_TUNING = {
     .rise_odds = 1e-6,
     .rises_max = 60,
     .step_waits = 2,
+    .clear_k = 2.0,
     .bend_z = 9.0,
     .bend_min_spans = 4.0,
     .turn_z = 27.0,
