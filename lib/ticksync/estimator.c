@@ -234,11 +234,12 @@ static bool refine_step(ticksync_t *self, const sample_t *s)
     self->least_up = fmin(self->least_up, r_up);
     self->least_down = fmin(self->least_down, r_down);
     double error = (self->least_up - self->least_down) / 2;
+    if (error == self->refined)
+        return false;
     ts_filter_move_before(&self->filter, error - self->refined, self->since);
     ts_rings_move_before(&self->rings, error - self->refined, self->since);
-    bool moved = error != self->refined;
     self->refined = error;
-    return moved;
+    return true;
 }
 
 /* An accepted sample joins the filter, the ways (a block of the long
@@ -247,7 +248,6 @@ static bool refine_step(ticksync_t *self, const sample_t *s)
 static void admit(ticksync_t *self, const sample_t *s)
 {
     ts_drift_t *d = &self->drift;
-    refine_step(self, s);
     ts_rings_follow(&self->rings, s->local, s->offset);
     ts_filter_add(&self->filter, s);
     if (ts_rings_add_ways(&self->rings, s, self->cfg.up_fraction, d->known ? d->freq : 0))
@@ -266,8 +266,7 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
     self->suspect_sample = *s;
     self->suspect_step = step;
     self->suspect_excess = excess;
-    self->suspect_limit = self->level.edges ? ts_level_step_limit(&self->level, &self->drift, s->local,
-                                                                  (double) self->cfg.server_step_us) : 0;
+    self->suspect_limit = ts_level_step_limit(&self->level, &self->drift, s->local, (double) self->cfg.server_step_us);
     self->suspect_waits = 0;
     ts_poll_soon(&self->poll);
 }
@@ -438,6 +437,8 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
             bool second_better = excess < self->suspect_excess;
             self->suspect = false;
             move_history(self, second_better ? step : self->suspect_step, first.local);
+            refine_step(self, &first);   /* (the samples after the step read it again from these two on) */
+            refine_step(self, &s);
             admit(self, &first);
             admit(self, &s);
             return TICKSYNC_ACCEPTED;
