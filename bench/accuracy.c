@@ -577,6 +577,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
             double asymmetry = (path.base_up - path.base_down) / 2;   /* what a symmetric split is off by */
             double b = fabs(asymmetry);
             double tolerance = fmax(2000, b + 1000);
+            int step = step_of(t, frame);
             for (int a = 0; a < ALGOS; a++) {
                 double shown = a < SEEDS ? seed_now(&seeds[a], local)
                              : a == LIB ? (double) ticksync_now(lib, local)
@@ -610,7 +611,6 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
                         }
                     }
                 }
-                int step = step_of(t, frame);
                 if (step >= 0 && a == LIB && fabs(err) > 5000)
                     ls.since_over[step] = frame + FRAME_US;
                 if (step >= 0 && a == LIB && fabs(err - asymmetry) > 5000)
