@@ -591,8 +591,8 @@ Test(estimator, a_server_step_under_bimodal_jitter_is_detected)
     check_step_taken(p, 100000, 5000);
 }
 
-/* A step is taken from the less queued of two samples, off by half its
- * queueing; the samples after it read it again, so the history it moved
+/* A step is read off two samples, half-way between their two ways'
+ * readings, off by half their queueing; the samples after it read it again, so the history it moved
  * does not tilt the points' line (the drift until the ways since the
  * step span drift_min_span) by the step's error over the 40 s after.
  * Under bimodal jitter of 8 ms a reading is off by up to 4 ms, a drift of
@@ -668,6 +668,45 @@ Test(estimator, a_step_whose_second_sample_is_queued_past_it_waits_for_a_third)
      * server_step_us of two readings' agreement allows */
     untaken = steps_left_untaken(4500, 2000, 8000);
     cr_assert_eq(untaken, 0, "a 4.5 ms step: off by over a quarter of it from 10 s after in %d of 16 runs", untaken);
+}
+
+/* One exchange of a path whose ways take up_us and down_us, at true time
+ * t_us, the server's clock server_us ahead of the truth and the client's
+ * at the truth. */
+static void exchange_at(ticksync_t *ts, int64_t t_us, double up_us, double down_us, double server_us)
+{
+    int64_t t2 = t_us + (int64_t) llround(up_us + server_us);
+    ticksync_sample(ts, t_us, t2, t2 + 50, t_us + (int64_t) llround(up_us + 50 + down_us));
+}
+
+/* Two samples below the way down's edge by a +2 ms step, whose way up
+ * queued 18 ms: half-way between the two ways' readings is +11 ms, 9 ms
+ * off where leaving the step untaken is 2. Their sitting below the edge
+ * selects them for little queueing down, not up: the step is taken at
+ * most at twice what the way down proves, and the samples after read
+ * the rest (their least queueing each way, of 8 ms uniform, about
+ * 8 / 13 ms after a dozen). */
+Test(estimator, a_step_is_never_taken_further_off_than_leaving_it)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    uint64_t rng = 7;
+    int64_t t = 0;
+    for (; t < 200000000; t += 1000000)
+        exchange_at(ts, t, 20000 + 8000 * ts_prng_uniform(&rng), 20000 + 8000 * ts_prng_uniform(&rng), 0);
+    cr_assert_lt(fabs((double) ticksync_offset(ts, t)), 100, "settled on the path");
+    exchange_at(ts, t, 20000 + 18000, 20000, 2000);
+    exchange_at(ts, t += 100000, 20000 + 18000, 20000, 2000);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.server_steps, 1);
+    double off = fabs((double) ticksync_offset(ts, t) - 2000);
+    cr_assert_leq(off, 2000 + 250, "the step taken leaves the clock %.0f us off, where not taking it is 2000", off);
+    for (int i = 0; i < 12; i++)
+        exchange_at(ts, t += 1000000, 20000 + 8000 * ts_prng_uniform(&rng), 20000 + 8000 * ts_prng_uniform(&rng),
+                    2000);
+    off = fabs((double) ticksync_offset(ts, t) - 2000);
+    cr_assert_lt(off, 1000, "the samples after read the rest: %.0f us off", off);
+    ticksync_destroy(&ts);
 }
 
 Test(estimator, a_drift_that_changes_over_minutes_is_followed)

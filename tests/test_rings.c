@@ -3,7 +3,7 @@
  * measurements as the delay's split puts them; a block holds each way's
  * least of TS_RINGS_BLOCK; the origin moves on through hours of samples
  * without losing a µs of a server time near 1.7e15 or more than the 54
- * minutes kept; a server step moves every offset. */
+ * minutes kept; a server step moves the offsets from before it. */
 #include <criterion/criterion.h>
 #include <math.h>
 
@@ -107,15 +107,20 @@ Test(rings, the_origin_moves_on_without_losing_a_microsecond)
     cr_assert(fabs(p->offset + r.origin_offset - (base + 30e-6 * (double) newest)) < 1.0);
 }
 
-Test(rings, a_server_step_moves_every_offset)
+Test(rings, a_server_step_moves_the_offsets_from_before_it)
 {
     ts_rings_init(&r, 64);
-    ts_sample_t s = { .local = 0, .offset = 1000, .delay = 40000 };
-    ts_rings_follow(&r, s.local, s.offset);
-    ts_rings_add_ways(&r, &s, 0.5, 0);
-    ts_rings_add_point(&r, &s);
-    ts_rings_move(&r, 50000);
+    for (int64_t local = 0; local <= 1000000; local += 1000000) {
+        ts_sample_t s = { .local = local, .offset = 1000, .delay = 40000 };
+        ts_rings_follow(&r, s.local, s.offset);
+        ts_rings_add_ways(&r, &s, 0.5, 0);
+        ts_rings_add_point(&r, &s);
+    }
+    ts_rings_move_before(&r, 50000, 1000000);
     cr_assert_float_eq(ts_rings_point(&r, 0)->offset + r.origin_offset, 51000, 1e-6);
     cr_assert_float_eq(ts_rings_way(&r, 0)->up + r.origin_offset, 71000, 1e-6);
     cr_assert_float_eq(ts_rings_way(&r, 0)->down - r.origin_offset, -31000, 1e-6);
+    cr_assert_float_eq(ts_rings_point(&r, 1)->offset + r.origin_offset, 1000, 1e-6, "the step's own sample stays");
+    cr_assert_float_eq(ts_rings_way(&r, 1)->up + r.origin_offset, 21000, 1e-6);
+    cr_assert_float_eq(ts_rings_way(&r, 1)->down - r.origin_offset, 19000, 1e-6);
 }

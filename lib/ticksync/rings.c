@@ -68,11 +68,6 @@ void ts_rings_follow(ts_rings_t *r, int64_t local, double offset)
     }
 }
 
-void ts_rings_move(ts_rings_t *r, double step)
-{
-    r->origin_offset += step;   /* the points' offsets, up and down - and + step */
-}
-
 void ts_rings_move_before(ts_rings_t *r, double step, int64_t before)
 {
     for (int i = 0; i < r->npoints && ts_rings_local(r, ts_rings_point(r, i)->local) < before; i++) {

@@ -16,7 +16,7 @@
  * 1.7e15 µs, which a float holds to 134 s; from the origin what is left is
  * a delay and the drift since, held to a small fraction of a µs. The
  * origin is a history's first sample and moves on as samples come
- * (ts_rings_follow); a server step moves its offset (ts_rings_move). At
+ * (ts_rings_follow); a server step moves the offsets before it. At
  * least 54 minutes are kept: the long history at intervals up to 3 s. */
 #ifndef TICKSYNC_RINGS_H
 #define TICKSYNC_RINGS_H
@@ -73,10 +73,9 @@ void ts_rings_clear_blocks(ts_rings_t *r);
  * sample, and what is then over 36 minutes older than it is forgotten,
  * from each ring's oldest on. */
 void ts_rings_follow(ts_rings_t *r, int64_t local, double offset);
-/* The server's time stepped by step: every offset kept moves with it. */
-void ts_rings_move(ts_rings_t *r, double step);
-/* The points and ways from before local before move by step more (a
- * step's size read again; the blocks start after it). */
+/* The server's time stepped by step at local before: the points and ways
+ * from before then move with it (and again as the step is read again;
+ * the blocks start after it). */
 void ts_rings_move_before(ts_rings_t *r, double step, int64_t before);
 
 void ts_rings_add_point(ts_rings_t *r, const ts_sample_t *s);

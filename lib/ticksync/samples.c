@@ -66,12 +66,6 @@ double ts_filter_outlier_limit(const ts_filter_t *f, double ratio, double floor)
     return ratio * (spread > floor ? spread : floor);
 }
 
-void ts_filter_move(ts_filter_t *f, double step)
-{
-    for (int i = 0; i < f->n; i++)
-        f->s[i].offset += step;
-}
-
 void ts_filter_move_before(ts_filter_t *f, double step, int64_t before)
 {
     for (int i = 0; i < f->n; i++)

@@ -37,9 +37,8 @@ double ts_filter_spread(const ts_filter_t *f);
 /* How far above the least delay a sample's is an outlier: ratio times the
  * spread, at least ratio times floor; INFINITY before TS_TUNING.spread_min (4) samples. */
 double ts_filter_outlier_limit(const ts_filter_t *f, double ratio, double floor);
-/* The server's time stepped by step: every offset kept moves with it. */
-void ts_filter_move(ts_filter_t *f, double step);
-/* ... those from before local before only. */
+/* The server's time stepped by step at local before: the offsets kept
+ * from before then move with it. */
 void ts_filter_move_before(ts_filter_t *f, double step, int64_t before);
 
 #endif
