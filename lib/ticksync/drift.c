@@ -337,8 +337,12 @@ void ts_drift_new_path(ts_drift_t *d, int64_t local)
     d->turn_looked = 0;   /* looked for at the next sample */
 }
 
-void ts_drift_stepped(ts_drift_t *d)
+void ts_drift_stepped(ts_drift_t *d, int64_t local)
 {
+    if (d->long_known) {   /* (a changing rate's drift would be carried stale: none) */
+        d->carry_local = local;
+        d->carried = (ts_rate_t) { d->freq, d->error };
+    }
     d->long_known = false;
     d->turn_looked = 0;
 }

@@ -16,7 +16,7 @@
  *
  * A new path carries the drift over (a path does not change the clock's
  * rate), weighed against the new path's by their errors, the carried one
- * growing stale. */
+ * growing stale; so does a server step, where the long history gave it. */
 #ifndef TICKSYNC_DRIFT_H
 #define TICKSYNC_DRIFT_H
 
@@ -71,9 +71,13 @@ double ts_drift_error_or(const ts_drift_t *d, double unknown);
 /* A new path at local: the drift is carried over; the window and the long
  * history start over. */
 void ts_drift_new_path(ts_drift_t *d, int64_t local);
-/* A server step: the long history starts over (the rings' blocks are
- * cleared), and the whole window's turn is looked for at the next sample. */
-void ts_drift_stepped(ts_drift_t *d);
+/* A server step at local: the long history starts over (the rings'
+ * blocks are cleared), and the whole window's turn is looked for at the
+ * next sample. A drift the long history gave (a rate steady for some
+ * 1,024 samples) is carried over as over a new path: a step does not
+ * change the clock's rate, and the ways since the step, which alone give
+ * the drift once they span min_span, read it off a 20 s window. */
+void ts_drift_stepped(ts_drift_t *d, int64_t local);
 
 /* The points' weighted means: local time (from *lo, the earliest) and
  * offset (from the origin's), each point weighted by how little its delay

@@ -292,7 +292,7 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
 static void move_history(ticksync_t *self, int64_t at, const sample_t *a, const sample_t *b)
 {
     ts_rings_clear_blocks(&self->rings);   /* the step's estimate is off by a sample's queueing */
-    ts_drift_stepped(&self->drift);
+    ts_drift_stepped(&self->drift, at);
     self->since = at;
     self->at_step = self->level;
     self->least_up = self->least_down = INFINITY;
