@@ -614,7 +614,12 @@ static void tick(gate_t *g, int64_t now)
     ts_metric_set(g->m.awaiting_depth, (int64_t) gate_awaits_len(g->awaits));
     ts_metric_set(g->m.ready_depth, (int64_t) g->nready);
     ts_metric_set(g->m.closing_depth, (int64_t) g->nclosing);
-    gate_shards_tick(g->shards, now);
+    uint64_t came_up = gate_shards_tick(g->shards, now);
+    if (came_up) {   /* sessions whose OPEN the shard may have missed (gate.c's on_unsent drops it while down) */
+        size_t cursor = 0;
+        for (gate_conn_t *c; (c = gate_conntab_next(g->conns, &cursor));)
+            gate_session_held(gate_conn_session(c), came_up);
+    }
     atomic_store(&g->shards_up, gate_shards_up_count(g->shards, now));
     uint64_t mask;
     int degraded = gate_shards_degraded_count(g->shards, now, &mask);

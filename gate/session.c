@@ -171,6 +171,14 @@ static ts_env_t envelope(const gate_session_t *self, uint64_t kind, uint64_t seq
     return (ts_env_t) { .kind = kind, .conn = self->id, .player_id = self->player_id, .seq = seq };
 }
 
+void gate_session_held(gate_session_t *self, uint64_t shards)
+{
+    if (self->state != GATE_SESSION_WELCOMED || self->shard >= 64 || !(shards >> self->shard & 1))
+        return;
+    ts_env_t env = envelope(self, TS_ENV_HELD, 0);
+    self->port->forward(self->port->ctx, self->shard, &env);
+}
+
 void gate_session_end(gate_session_t *self)
 {
     if (self->ended)

@@ -107,6 +107,10 @@ void gate_session_datagram(gate_session_t *self, const ts_msg_t *msg, int64_t t2
 bool gate_session_udp(const gate_session_t *self);
 bool gate_session_udp_check(const gate_session_t *self, const uint8_t *msg, size_t len, const uint8_t *tag);
 
+/* The player's shard came up (its bit is set in shards, shard i as bit
+ * i): a welcomed session tells it, with HELD, that the gate still holds
+ * it, since the shard may have missed its OPEN. */
+void gate_session_held(gate_session_t *self, uint64_t shards);
 /* The shard's SYNC_RESULT for env->seq: to the client the way its ACK
  * came. False when none is due (answered UNAVAILABLE already): late. */
 bool gate_session_result(gate_session_t *self, const ts_env_t *env);

@@ -359,8 +359,9 @@ int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us)
 }
 
 
-void gate_shards_tick(gate_shards_t *self, int64_t now_us)
+uint64_t gate_shards_tick(gate_shards_t *self, int64_t now_us)
 {
+    uint64_t came_up = 0;
     for (int i = 0; i < self->count; i++) {
         shard_t *s = &self->shards[i];
         if (now_us >= s->next_ping) {
@@ -372,6 +373,9 @@ void gate_shards_tick(gate_shards_t *self, int64_t now_us)
         if (up != s->was_up)
             ts_log(self->log, up ? TS_LOG_INFO : TS_LOG_WARN, up ? "shard_up" : "shard_down",
                    "shard=%d endpoint=%s", i, s->endpoint);
+        if (up && !s->was_up && i < 64)
+            came_up |= 1ULL << i;
         s->was_up = up;
     }
+    return came_up;
 }

@@ -81,7 +81,8 @@ int64_t gate_shards_due(const gate_shards_t *self);
  * message is dropped). PONGs are consumed here. A SYNC_RESULT's reply
  * points into the message received: it lives until the next call for i. */
 int gate_shards_recv(gate_shards_t *self, int i, ts_env_t *env, int64_t now_us);
-/* Sends due PINGs and logs shards going up or down. */
-void gate_shards_tick(gate_shards_t *self, int64_t now_us);
+/* Sends due PINGs and logs shards going up or down; returns the shards
+ * that came up since the last tick, shard i as bit i (the first 64). */
+uint64_t gate_shards_tick(gate_shards_t *self, int64_t now_us);
 
 #endif

@@ -12,7 +12,7 @@
 static int extra_elements(uint64_t kind)
 {
     switch (kind) {
-    case TS_ENV_PING: case TS_ENV_PONG: case TS_ENV_OPEN: case TS_ENV_CLOSE: case TS_ENV_KICK:
+    case TS_ENV_PING: case TS_ENV_PONG: case TS_ENV_OPEN: case TS_ENV_CLOSE: case TS_ENV_KICK: case TS_ENV_HELD:
         return 0;
     case TS_ENV_SYNC:
         return 2;

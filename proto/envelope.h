@@ -19,6 +19,7 @@ typedef enum {
     TS_ENV_OPEN        = 3,   /* gate -> scene: conn welcomed for player_id */
     TS_ENV_CLOSE       = 4,   /* gate -> scene: conn of player_id has gone */
     TS_ENV_KICK        = 5,   /* scene -> gate: player_id logged in elsewhere */
+    TS_ENV_HELD        = 6,   /* gate -> scene: conn still holds player_id (after the shard came up) */
     TS_ENV_SYNC        = 16,  /* gate -> scene: t1 (client), t2 (gate, real); the gate has answered it */
     TS_ENV_SYNC_ACK    = 18,  /* gate -> scene: t4, t5 (client), t6-t3 (gate, monotonic) */
     TS_ENV_SYNC_RESULT = 19,  /* scene -> gate: the client's SYNC_RESULT, encoded */

@@ -288,7 +288,7 @@ static bool from_gate(const ts_env_t *env)
     switch (env->kind) {
     case TS_ENV_PING:
         return true;
-    case TS_ENV_OPEN: case TS_ENV_CLOSE: case TS_ENV_SYNC: case TS_ENV_SYNC_ACK:
+    case TS_ENV_OPEN: case TS_ENV_CLOSE: case TS_ENV_HELD: case TS_ENV_SYNC: case TS_ENV_SYNC_ACK:
         return env->player_id != 0;
     default:
         return false;

@@ -323,9 +323,9 @@ static void on_close(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_l
     go_offline(st, e, real);
 }
 
-/* An exchange through a gate is that gate holding the session: a player
- * marked offline while it did (its gate fell silent a moment, or this
- * scene restarted under a running gate) is online again. */
+/* An exchange through a gate, or its HELD, is that gate holding the
+ * session: a player marked offline while it did (its gate fell silent a
+ * moment, or this scene restarted under a running gate) is online again. */
 static void on_exchange(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
 {
     if (!scene_player_online(e->player))
@@ -359,6 +359,9 @@ static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const
         break;
     case TS_ENV_CLOSE:
         on_close(st, e, gate, gate_len, env, ts_clock_real_us());
+        break;
+    case TS_ENV_HELD:
+        on_exchange(st, e, gate, gate_len, env);
         break;
     case TS_ENV_SYNC: {   /* answered by the gate already; the exchange starts here */
         on_exchange(st, e, gate, gate_len, env);

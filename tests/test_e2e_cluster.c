@@ -96,17 +96,52 @@ Test(e2e_cluster, admin_finds_every_player_on_its_shard, .init = start, .fini = 
  * shard, because an OPEN the shard's socket would not take is sent again. */
 static void start_cold(void) { e2e_start_cluster_cold(&stack, 2, 2); }
 
+/* The first player of 1..PLAYERS not online on its shard within
+ * within_us, or 0 when all are. */
+static uint64_t first_offline(int64_t within_us)
+{
+    int64_t until = e2e_mono_us() + within_us;
+    for (;;) {
+        uint64_t p = 1;
+        while (p <= PLAYERS && e2e_db_value(stack.db[ts_shard_of(p, 2)], p, "online") == 1)
+            p++;
+        if (p > PLAYERS || e2e_mono_us() > until)
+            return p > PLAYERS ? 0 : p;
+        e2e_sleep_us(100000);
+    }
+}
+
 Test(e2e_cluster, players_logged_in_as_the_cluster_starts_are_online, .init = start_cold, .fini = stop, .timeout = 60)
 {
     int fd[PLAYERS];
     for (uint64_t p = 1; p <= PLAYERS; p++)
         fd[p - 1] = e2e_login(stack.port[p % 2], p);
-    e2e_sleep_us(1000000);
-    for (uint64_t p = 1; p <= PLAYERS; p++) {
-        int k = (int) ts_shard_of(p, 2);
-        cr_assert_eq(e2e_db_value(stack.db[k], p, "online"), 1, "player %llu online on shard %d",
-                     (unsigned long long) p, k);
-    }
+    uint64_t p = first_offline(10000000);
+    cr_assert_eq(p, 0, "player %llu online on shard %d", (unsigned long long) p, (int) ts_shard_of(p, 2));
+    for (int i = 0; i < PLAYERS; i++)
+        close(fd[i]);
+}
+
+/* Players who log in while their shards are down (the gates gave up on
+ * them: the OPENs are dropped and counted) and make no exchange are online
+ * once the shards come up: each gate tells a shard that comes up of every
+ * session it holds there (HELD). Under AddressSanitizer a scene may start
+ * slower than the gates' 800 ms of benefit of the doubt, and the test
+ * above then failed. */
+static void start_without_scenes(void) { e2e_start_cluster(&stack, 2, 2, false, NULL, NULL); }
+
+Test(e2e_cluster, players_logged_in_while_their_shards_were_down_are_online_once_they_come_up,
+     .init = start_without_scenes, .fini = stop, .timeout = 60)
+{
+    e2e_sleep_us(1200000);   /* past GATE_SHARD_DEAD_US: the gates count the shards down */
+    int fd[PLAYERS];
+    for (uint64_t p = 1; p <= PLAYERS; p++)
+        fd[p - 1] = e2e_login(stack.port[p % 2], p);
+    e2e_sleep_us(300000);
+    for (int k = 0; k < 2; k++)
+        e2e_start_scene(&stack, k);
+    uint64_t p = first_offline(10000000);
+    cr_assert_eq(p, 0, "player %llu online on shard %d", (unsigned long long) p, (int) ts_shard_of(p, 2));
     for (int i = 0; i < PLAYERS; i++)
         close(fd[i]);
 }

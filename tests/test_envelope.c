@@ -14,6 +14,7 @@ Test(envelope, every_kind_round_trips)
         { .kind = TS_ENV_OPEN, .conn = 1ULL << 40, .player_id = 42 },
         { .kind = TS_ENV_CLOSE, .conn = 5, .player_id = 42 },
         { .kind = TS_ENV_KICK, .conn = 5, .player_id = 42 },
+        { .kind = TS_ENV_HELD, .conn = 5, .player_id = 42 },
         { .kind = TS_ENV_SYNC, .conn = 5, .player_id = 42, .seq = 3, .t1 = -7, .t2 = INT64_MAX },
         { .kind = TS_ENV_SYNC_ACK, .conn = 5, .player_id = 42, .seq = 3, .t4 = 1, .t5 = 2, .t6_t3 = 3,
           .has_client_rtt = true, .client_rtt = 4 },

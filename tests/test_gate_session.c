@@ -116,6 +116,24 @@ Test(session, hello_is_welcomed_and_the_shard_told, .init = setup, .fini = teard
     cr_assert_eq(counted(stats.out[TS_WELCOME]), 1);
 }
 
+/* A shard that comes up (at start, or after an outage) may have missed
+ * the OPEN: a welcomed session tells it again with HELD, which kicks no
+ * other gate's session; only its own shard's coming up counts. */
+Test(session, a_shard_that_comes_up_hears_held_from_its_sessions, .init = setup, .fini = teardown)
+{
+    gate_session_held(a, 1ULL << 3);
+    cr_assert_eq(fake.nfwd, 0, "not welcomed: nothing held");
+    hello(a, 1, 555);
+    int fwd = fake.nfwd;
+    gate_session_held(a, 1ULL << 2);
+    cr_assert_eq(fake.nfwd, fwd, "another shard came up");
+    gate_session_held(a, (1ULL << 3) | 1);
+    cr_assert_eq(fake.nfwd, fwd + 1);
+    cr_assert_eq(fake.fwd[fwd].kind, TS_ENV_HELD);
+    cr_assert_eq(fake.fwd[fwd].player_id, 555);
+    cr_assert_eq(fake.fwd[fwd].conn, 101);
+}
+
 Test(session, no_udp_key_without_datagrams, .init = setup, .fini = teardown)
 {
     gate_session_t *ws = gate_session_new(&cfg, &fake.port, &lb, 103, false, 0);
