@@ -745,6 +745,35 @@ Test(estimator, a_step_is_never_taken_further_off_than_leaving_it)
     ticksync_destroy(&ts);
 }
 
+/* A sample below an edge waits for a second; the exchange asked for it
+ * may be lost, and the next is asked at the burst's pace again, not an
+ * interval later (777's draw 183: a -38 ms step held through a burst of
+ * five losses took 5 s to confirm). */
+Test(estimator, the_second_sample_a_step_waits_for_is_asked_again_soon_when_lost)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    uint64_t rng = 9;
+    int64_t t = 0;
+    for (; t < 100000000; t += 1000000) {
+        ticksync_sent(ts, t);
+        exchange_at(ts, t, 20000 + 2000 * ts_prng_uniform(&rng), 20000 + 2000 * ts_prng_uniform(&rng), 0);
+    }
+    cr_assert_eq(ticksync_next_sync(ts), t - 1000000 + 1000000, "steady: the interval");
+    ticksync_sent(ts, t);
+    exchange_at(ts, t, 20000, 20000, -30000);   /* below the way up's edge: held */
+    for (int lost = 0; lost < 3; lost++) {
+        int64_t due = ticksync_next_sync(ts);
+        cr_assert_eq(due, t + 100000, "asked again at the burst's pace (%d lost)", lost);
+        ticksync_sent(ts, t = due);
+    }
+    exchange_at(ts, t, 20000, 20000, -30000);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.server_steps, 1);
+    cr_assert_eq(ticksync_next_sync(ts), t + 1000000, "then the interval again");
+    ticksync_destroy(&ts);
+}
+
 Test(estimator, a_drift_that_changes_over_minutes_is_followed)
 {
     /* a cheap crystal warming and cooling: 20 +- 30 ppm over ten minutes,

@@ -610,9 +610,12 @@ void ticksync_sent(ticksync_t *self, int64_t local)
     ts_poll_sent(&self->poll, local);
 }
 
+/* While a sample waits for a second (a step, a shorter route), the burst's
+ * pace: one lost exchange would otherwise put the second an interval off,
+ * and a burst of losses several. */
 int64_t ticksync_next_sync(const ticksync_t *self)
 {
-    return ts_poll_next(&self->poll, ticksync_synced(self));
+    return ts_poll_next(&self->poll, ticksync_synced(self) && !self->suspect);
 }
 
 void ticksync_stats(const ticksync_t *self, ticksync_stats_t *out)
