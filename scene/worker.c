@@ -326,7 +326,7 @@ static void on_close(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_l
 /* An exchange through a gate, or its HELD, is that gate holding the
  * session: a player marked offline while it did (its gate fell silent a
  * moment, or this scene restarted under a running gate) is online again. */
-static void on_exchange(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
+static void on_held(state_t *st, entry_t *e, const uint8_t *gate, size_t gate_len, const ts_env_t *env)
 {
     if (!scene_player_online(e->player))
         go_online(st, e, gate, gate_len, env->conn, ts_clock_real_us());
@@ -361,10 +361,10 @@ static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const
         on_close(st, e, gate, gate_len, env, ts_clock_real_us());
         break;
     case TS_ENV_HELD:
-        on_exchange(st, e, gate, gate_len, env);
+        on_held(st, e, gate, gate_len, env);
         break;
     case TS_ENV_SYNC: {   /* answered by the gate already; the exchange starts here */
-        on_exchange(st, e, gate, gate_len, env);
+        on_held(st, e, gate, gate_len, env);
         int speed = scene_player_on_sync(e->player, env->seq, now, env->t1, env->t2, &st->opt.speed);
         if (speed) {
             scene_row_t row;
@@ -378,7 +378,7 @@ static void on_envelope(state_t *st, const uint8_t *gate, size_t gate_len, const
         break;
     }
     case TS_ENV_SYNC_ACK:
-        on_exchange(st, e, gate, gate_len, env);
+        on_held(st, e, gate, gate_len, env);
         if (!e->loading) {
             on_ack(st, e, gate, gate_len, env);
         } else if ((e->deferred || (e->deferred = calloc(DEFER_MAX, sizeof(deferred_t))))

@@ -325,12 +325,17 @@ double ts_drift_error_or(const ts_drift_t *d, double unknown)
     return d->known && isfinite(d->error) ? d->error : unknown;
 }
 
+/* The drift as it is at local, carried over (set_drift weighs it). */
+static void carry(ts_drift_t *d, int64_t local)
+{
+    d->carry_local = local;
+    d->carried = (ts_rate_t) { d->freq, d->error };   /* an error not finite: none */
+}
+
 void ts_drift_new_path(ts_drift_t *d, int64_t local)
 {
-    if (d->known) {
-        d->carry_local = local;
-        d->carried = (ts_rate_t) { d->freq, d->error };   /* an error not finite: none */
-    }
+    if (d->known)
+        carry(d, local);
     d->long_known = false;
     d->bend_since = INT64_MIN;
     d->turn = 0;
@@ -339,10 +344,8 @@ void ts_drift_new_path(ts_drift_t *d, int64_t local)
 
 void ts_drift_stepped(ts_drift_t *d, int64_t local)
 {
-    if (d->long_known) {   /* (a changing rate's drift would be carried stale: none) */
-        d->carry_local = local;
-        d->carried = (ts_rate_t) { d->freq, d->error };
-    }
+    if (d->long_known)   /* (a changing rate's drift would be carried stale: none) */
+        carry(d, local);
     d->long_known = false;
     d->turn_looked = 0;
 }

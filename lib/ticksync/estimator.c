@@ -228,7 +228,7 @@ static void add_point(ticksync_t *self, const sample_t *s)
  * on the raised one, whose queueing the half-way point takes as half of
  * the step: a +1.7 ms step under Pareto queueing was read as +10.8 ms,
  * 9 ms off where not taking it was 1.7 (draw 11 of seed 12345). */
-static double step_read(const ticksync_t *self)
+static double step_estimate(const ticksync_t *self)
 {
     double half_way = (self->least_up - self->least_down) / 2;
     double proven = half_way > 0 ? -self->least_down : -self->least_up;
@@ -247,7 +247,7 @@ static bool read_step(ticksync_t *self, const sample_t *s)
     ts_level_residuals(&self->at_step, s, &r_up, &r_down);
     self->least_up = fmin(self->least_up, r_up);
     self->least_down = fmin(self->least_down, r_down);
-    double step = step_read(self);
+    double step = step_estimate(self);
     if (step == self->stepped)
         return false;
     ts_filter_move_before(&self->filter, step - self->stepped, self->since);
