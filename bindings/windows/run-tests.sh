@@ -31,9 +31,23 @@ if ! make_prefix; then
   make_prefix || { echo "windows: wineboot could not make $WINEPREFIX" >&2; exit 1; }
 fi
 cd "$out/bin"
+# A test program is run again, once, only when wine itself lost its server
+# ("wine client error:0: recvmsg: Connection reset by peer", seen once in a
+# CI run's ASan pass): that is wine failing, not the program. Any other
+# failure fails at once.
+export WINE=$wine WINESERVER=$wineserver
 bash "$here/../stack.sh" "$build" bash -c '
   set -e
+  run() {
+    "$WINE" "$1" "$TICKSYNC_GATE" "$TICKSYNC_SECURE_GATE" 2>"$1.err" && rc=0 || rc=$?
+    cat "$1.err" >&2
+    return $rc
+  }
   for exe in test_windows.exe test_windows_static.exe; do
     echo "== $exe (wine64)"
-    "'"$wine"'" "$exe" "$TICKSYNC_GATE" "$TICKSYNC_SECURE_GATE"
+    run "$exe" && continue
+    grep -q "wine client error" "$exe.err" || exit 1
+    echo "== $exe: wine lost its server; running it once more" >&2
+    "$WINESERVER" -k 2>/dev/null || true
+    run "$exe"
   done'
