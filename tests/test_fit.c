@@ -113,16 +113,18 @@ Test(fit, two_alike_ways_err_by_their_chords_or_their_disagreement)
 }
 
 /* The spread's median is found by selection, not by sorting: it must be
- * the value sorting puts in the middle, ties and all. */
+ * the value sorting puts in the middle, ties and all, and in the orders
+ * that trouble a selection's pivots (rising, falling, all alike). */
 Test(fit, the_spread_is_the_sorted_median_over_the_least)
 {
     srand(7);
-    for (int round = 0; round < 200; round++) {
-        int n = 1 + rand() % N;
+    for (int round = 0; round < 400; round++) {
+        int n = 1 + rand() % N, shape = round % 4;
         double sorted[N];
         for (int i = 0; i < n; i++) {
             t[i] = i;
-            y[i] = (double) (rand() % 50);   /* many ties */
+            y[i] = shape == 0 ? (double) (rand() % 50)   /* many ties */
+                   : shape == 1 ? i * 0.5 : shape == 2 ? (n - i) * 0.5 : 3.0;
             sorted[i] = y[i];
         }
         qsort(sorted, (size_t) n, sizeof *sorted, by_value);

@@ -71,31 +71,37 @@ double ts_fit_spacing(const double *least, int k)
     return k > 1 ? fmax((least[k - 1] - least[0]) / (k - 1), 1) : INFINITY;
 }
 
-/* The k-th least of v[0..n) (v is reordered), by Hoare's selection: the
- * value sorting would put at k, without sorting. */
+/* The k-th least of v[0..n) (v is reordered): the value sorting would put
+ * at k, without sorting. Quickselect, each round's pivot the median of its
+ * first, middle and last, partitioned without a branch on the values
+ * (Lomuto's scheme with the swap made whatever the comparison says): the
+ * residuals come in no order, so a branch on each would be mispredicted
+ * half the time. */
 static double kth_least(double *v, int n, int k)
 {
     int lo = 0, hi = n - 1;
     while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
-        int i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot)
-                i++;
-            while (v[j] > pivot)
-                j--;
-            if (i <= j) {
-                double x = v[i];
-                v[i++] = v[j];
-                v[j--] = x;
-            }
+        int mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        int p = a < b ? (b < c ? mid : a < c ? hi : lo) : (a < c ? lo : b < c ? hi : mid);
+        double pivot = v[p];
+        v[p] = v[hi];
+        v[hi] = pivot;
+        int store = lo;
+        for (int i = lo; i < hi; i++) {
+            double x = v[i];
+            v[i] = v[store];
+            v[store] = x;
+            store += x < pivot;
         }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
+        v[hi] = v[store];
+        v[store] = pivot;
+        if (k == store)
+            return pivot;
+        if (k < store)
+            hi = store - 1;
         else
-            return v[k];
+            lo = store + 1;
     }
     return v[k];
 }
