@@ -370,6 +370,40 @@ Test(estimator, a_route_change_between_the_outlier_limit_and_path_change_is_foll
     cr_assert_lt(st.rejected_dev, 20, "not rejected for good: %llu", (unsigned long long) st.rejected_dev);
 }
 
+static void both_longer_at_60s(double t, path_t *p)
+{
+    if (t >= 60e6) {   /* a new route 30 ms longer up, 40 ms longer down */
+        p->up_us = 50000;
+        p->down_us = 60000;
+    }
+}
+
+/* Under 10 ms of exponential queueing each way, a round trip passes the
+ * filter's least by path_change_us 40 % of the time, so a new path takes
+ * 16 rises in a row, and the filter (8 samples), which admits the new
+ * route's round trips, holds only those by the 9th: the rises are counted
+ * over the least as it was at the run's first, or the run never ends and
+ * the lengthened ways keep their old edges for the ways' whole window. */
+Test(estimator, a_longer_route_under_heavy_queueing_is_a_new_path)
+{
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = { .rng = seed, .up_us = 20000, .down_us = 20000, .jitter_us = 10000, .jitter_kind = 1,
+                     .clock_offset = 1000 };
+        result_t r;
+        run(ts, &p, 150, 120, &r, both_longer_at_60s);
+        ticksync_stats_t st;
+        ticksync_stats(ts, &st);
+        cr_assert_eq(st.path_resets, 1, "seed %llu: the new route is a new path", (unsigned long long) seed);
+        /* on the new route a symmetric split is (50 - 60) / 2 ms off; within 3 ms of that from 60 s after */
+        for (int i = 0; i < r.nerrs; i++)
+            cr_assert_lt(fabs(r.errs[i] - 5000), 3000, "seed %llu: %.0f us off", (unsigned long long) seed,
+                         r.errs[i]);
+        cr_assert_eq(r.backwards, 0);
+        ticksync_destroy(&ts);
+    }
+}
+
 static void up_shorter_down_longer_at_60s(double t, path_t *p)
 {
     if (t >= 60e6) {   /* a new route: 30 ms less up, 10 ms more down (the round trip 20 ms shorter) */

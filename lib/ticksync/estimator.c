@@ -51,7 +51,8 @@ struct ticksync_t {
     ts_level_t level;                       /* the level (else the chosen sample) and the ways' edges */
     int      rises;                         /* samples in a row over the path-change threshold, */
     int      rises_needed;                  /* ... how many make a new path, */
-    double   rise;                          /* ... and the threshold, as they were at the first */
+    double   rise;                          /* ... and the threshold, as they were at the first, */
+    int64_t  rise_from;                     /* ... over the filter's least delay as it was then */
     bool     suspect;                       /* a sample below a way's edge waits for a second one */
     bool     suspect_shorter;               /* ... below both, as a shorter route would put it (else a step) */
     sample_t suspect_sample;
@@ -392,10 +393,15 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
          * is a delay over the filter's minimum by path_change_us, or by less
          * where the filter rejects it as an outlier (dev_limit): else a new
          * path longer by an amount between the two had every sample
-         * rejected, and the clock stayed on the old path's for good */
-        if (self->rises == 0)
+         * rejected, and the clock stayed on the old path's for good. A
+         * run's rises are over the least as it was at its first: the new
+         * route's admitted samples fill the filter in filter_size, and a
+         * run that needs more would otherwise end there and never finish */
+        if (self->rises == 0) {
             self->rise = fmin((double) self->cfg.path_change_us, dev_limit(self));
-        if ((double) (delay - filter_min_delay(self)) <= self->rise) {
+            self->rise_from = filter_min_delay(self);
+        }
+        if ((double) (delay - self->rise_from) <= self->rise) {
             self->rises = 0;
         } else {
             if (self->rises++ == 0)   /* the run's first: how long it must be, read once */
