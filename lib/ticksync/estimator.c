@@ -373,56 +373,41 @@ static bool still_a_step(const ticksync_t *self, const sample_t *s)
     return (self->suspect_step > 0 ? r_up : r_down) >= size - agree;
 }
 
-ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+/* A new path: the minimum itself has risen, for long enough. A rise
+ * is a delay over the filter's minimum by path_change_us, or by less
+ * where the filter rejects it as an outlier (dev_limit): else a new
+ * path longer by an amount between the two had every sample
+ * rejected, and the clock stayed on the old path's for good. A
+ * run's rises are over the least as it was at its first: the new
+ * route's admitted samples fill the filter in filter_size, and a
+ * run that needs more would otherwise end there and never finish. */
+static void count_rise(ticksync_t *self, const sample_t *s)
 {
-    self->stats.samples++;
-    int64_t delay = (t4 - t1) - (t3 - t2);
-    if (delay < 0 || t4 < t1) {
-        self->stats.rejected_bad++;
-        return TICKSYNC_REJECTED_BAD;
+    if (self->rises == 0) {
+        self->rise = fmin((double) self->cfg.path_change_us, dev_limit(self));
+        self->rise_from = filter_min_delay(self);
     }
-    if (delay > self->cfg.max_rtt_us) {
-        self->stats.rejected_rtt++;
-        return TICKSYNC_REJECTED_RTT;
+    if ((double) (s->delay - self->rise_from) <= self->rise) {
+        self->rises = 0;
+    } else {
+        if (self->rises++ == 0)   /* the run's first: how long it must be, read once */
+            self->rises_needed = rises_needed(self, self->rise);
+        if (self->rises >= self->rises_needed)
+            reset_filter(self, s->local);
     }
-    sample_t s = { .local = t1 + (t4 - t1) / 2,
-                   .offset = (double) t2 - ((double) t1 + self->cfg.up_fraction * (double) delay),
-                   .delay = delay };
-    if (chosen(self)) {
-        /* a new path: the minimum itself has risen, for long enough. A rise
-         * is a delay over the filter's minimum by path_change_us, or by less
-         * where the filter rejects it as an outlier (dev_limit): else a new
-         * path longer by an amount between the two had every sample
-         * rejected, and the clock stayed on the old path's for good. A
-         * run's rises are over the least as it was at its first: the new
-         * route's admitted samples fill the filter in filter_size, and a
-         * run that needs more would otherwise end there and never finish */
-        if (self->rises == 0) {
-            self->rise = fmin((double) self->cfg.path_change_us, dev_limit(self));
-            self->rise_from = filter_min_delay(self);
-        }
-        if ((double) (delay - self->rise_from) <= self->rise) {
-            self->rises = 0;
-        } else {
-            if (self->rises++ == 0)   /* the run's first: how long it must be, read once */
-                self->rises_needed = rises_needed(self, self->rise);
-            if (self->rises >= self->rises_needed)
-                reset_filter(self, s.local);
-        }
-    }
-    note_excess(self, delay);
-    if ((double) (delay - filter_min_delay(self)) > dev_limit(self)) {
-        self->stats.rejected_dev++;
-        return TICKSYNC_REJECTED_DEV;
-    }
-    self->stats.accepted++;
-    note_predicted(self, &s);
+}
+
+/* An accepted sample, against the ways' edges: admitted, held for a
+ * second one (a step, a shorter route), taken with the one held, or
+ * dropped while a clear step waits. */
+static void place(ticksync_t *self, const sample_t *s)
+{
     /* below an edge the step moved, a sample is first that step's error */
-    if (read_step(self, &s))
+    if (read_step(self, s))
         ts_level_update(&self->level, &self->rings, &self->drift, self->since);
     double step = 0, excess = 0;
     ts_edges_t edges =
-        ts_level_against(&self->level, &self->drift, &s, (double) self->cfg.server_step_us, &step, &excess);
+        ts_level_against(&self->level, &self->drift, s, (double) self->cfg.server_step_us, &step, &excess);
     /* A round trip shorter than the ways' edges allow, which queueing (it
      * only adds) cannot give, is a new route: a server step or a changing
      * rate moves the two ways in opposite directions and leaves the round
@@ -440,8 +425,8 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
         sample_t first = self->suspect_sample;
         reset_filter(self, first.local);
         admit(self, &first);
-        admit(self, &s);
-        return TICKSYNC_ACCEPTED;
+        admit(self, s);
+        return;
     }
     /* A step of the server's time shows in two samples in a row below a
      * way's edge by about the same amount; the first waits for the second.
@@ -454,30 +439,57 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
         if (self->suspect && fabs(step - self->suspect_step) <= agree) {
             sample_t first = self->suspect_sample;
             self->suspect = false;
-            move_history(self, first.local, &first, &s);
+            move_history(self, first.local, &first, s);
             admit(self, &first);
-            admit(self, &s);
-            return TICKSYNC_ACCEPTED;
+            admit(self, s);
+            return;
         }
         if (self->suspect)   /* two different moves: the older was no step */
             admit(self, &self->suspect_sample);
-        hold(self, &s, step, excess, false);
-        return TICKSYNC_ACCEPTED;
+        hold(self, s, step, excess, false);
+        return;
     }
     if (edges == TS_EDGES_SHORTER) {
-        hold(self, &s, 0, 0, true);
-        return TICKSYNC_ACCEPTED;
+        hold(self, s, 0, 0, true);
+        return;
     }
-    if (self->suspect && still_a_step(self, &s)) {   /* dropped: it tells neither way */
+    if (self->suspect && still_a_step(self, s)) {   /* dropped: it tells neither way */
         self->suspect_waits++;
         ts_poll_soon(&self->poll);
-        return TICKSYNC_ACCEPTED;
+        return;
     }
     if (self->suspect) {   /* one sample alone: no step */
         self->suspect = false;
         admit(self, &self->suspect_sample);
     }
-    admit(self, &s);
+    admit(self, s);
+}
+
+ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+{
+    self->stats.samples++;
+    int64_t delay = (t4 - t1) - (t3 - t2);
+    if (delay < 0 || t4 < t1) {
+        self->stats.rejected_bad++;
+        return TICKSYNC_REJECTED_BAD;
+    }
+    if (delay > self->cfg.max_rtt_us) {
+        self->stats.rejected_rtt++;
+        return TICKSYNC_REJECTED_RTT;
+    }
+    sample_t s = { .local = t1 + (t4 - t1) / 2,
+                   .offset = (double) t2 - ((double) t1 + self->cfg.up_fraction * (double) delay),
+                   .delay = delay };
+    if (chosen(self))
+        count_rise(self, &s);
+    note_excess(self, delay);
+    if ((double) (delay - filter_min_delay(self)) > dev_limit(self)) {
+        self->stats.rejected_dev++;
+        return TICKSYNC_REJECTED_DEV;
+    }
+    self->stats.accepted++;
+    note_predicted(self, &s);
+    place(self, &s);
     return TICKSYNC_ACCEPTED;
 }
 
