@@ -18,11 +18,13 @@
 
 static e2e_stack_t stack;
 
-/* Players 1..4 with round trips of 4, 8, 12 and 16 ms. */
+/* Players 1..4 with round trips of 10, 20, 30 and 40 ms: far enough apart
+ * that a machine's stall of a few ms (5.9 ms seen under ASan) cannot swap
+ * two players' order in top. */
 #define PLAYERS 4
 static int fds[PLAYERS + 1];
 
-static int64_t injected_rtt(uint64_t p) { return (int64_t) p * 4000; }
+static int64_t injected_rtt(uint64_t p) { return (int64_t) p * 10000; }
 static int shard_of(uint64_t p) { return (int) ts_shard_of(p, 2); }
 
 /* Each player's RFC 6298 SRTT over the round trips the server really had

@@ -99,7 +99,7 @@ const host = () => page() - bias;
 // may be off by the clock's grain each side, as the library measured it
 // (the module the demo page imported, the same instance)
 let grain = Infinity;
-const offs = [], bounds = [], outside = [];
+const offs = [], bounds = [], outside = [], far = [];
 let last = 0, backwards = 0, uncovered = 0, start = performance.now();
 function frame() {
   const h0 = host(), v = c.now(), h1 = host();
@@ -107,12 +107,15 @@ function frame() {
   offs.push(off); bounds.push(bound);
   if (off > bound + grain && uncovered++ < 3)
     outside.push(`${off.toFixed(3)} ms off, bound ${bound.toFixed(3)} ms, frame ${offs.length}`);
+  if (off > 0.5 && far.length < 8)   // what the clock had learnt when it read far off
+    far.push(`frame ${offs.length} at ${(performance.now() - start).toFixed(0)} ms: ${off.toFixed(3)} ms off, `
+             + `${c.stats().accepted} samples accepted, round trip ${c.rtt().toFixed(3)} ms`);
   backwards += v < last; last = v;
   if (offs.length < frames)
     return requestAnimationFrame(frame);
   const q = (a, p) => a.slice().sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(a.length * p))];
   done({ n: offs.length, span_ms: performance.now() - start, p50: q(offs, 0.5), p99: q(offs, 0.99),
-         max: q(offs, 1), bound_p50: q(bounds, 0.5), backwards, uncovered, outside, grain, bias });
+         max: q(offs, 1), bound_p50: q(bounds, 0.5), backwards, uncovered, outside, far, grain, bias });
 }
 import('../ticksync.mjs').then((m) => { grain = m.clockGrainMs(); requestAnimationFrame(frame); });
 """
@@ -163,7 +166,7 @@ def main():
                   f"bound p50 {r['bound_p50'] * 1000:.0f} us; clock grain {r['grain'] * 1000:.0f} us, page clock "
                   f"{r['bias'] * 1000:+.0f} us off the system's")
             assert r["n"] >= 300, f"only {r['n']} frames"
-            assert r["p99"] <= 0.5, f"p99 {r['p99']:.3f} ms off the host's clock"
+            assert r["p99"] <= 0.5, f"p99 {r['p99']:.3f} ms off the host's clock; {'; '.join(r['far'])}"
             assert r["backwards"] == 0, f"now() went back {r['backwards']} times"
             assert r["uncovered"] == 0, (f"{r['uncovered']} reads outside the error bound and the reference's "
                                          f"grain ({r['grain'] * 1000:.0f} us): {'; '.join(r['outside'])}")
