@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# bench/ablate.sh FIELD=VALUE [FIELD=VALUE ...] - a rule against its absence.
+#
+# Every tuning number of the estimator is a field of TS_TUNING
+# (lib/ticksync/tuning.h). This builds the committed tree twice, as it is
+# and with the fields given set to the values given (a value that turns a
+# rule off: bend_z=1e9 never halves a window, step_waits=0 never waits),
+# runs ticksync-accuracy on both, and prints what the rule is worth:
+#
+# - at each seed of SEEDS (default 31337 9001: seeds no rule was set on),
+#   over 200 draws: the geometric mean of libticksync's p99 without the
+#   rule over with it, the draws better and worse by over 5 %, the draws a
+#   seed is ahead in beyond the asymmetry, and the drawn steps of up to
+#   50 ms that settle later than 5 s;
+# - over RUNS (default 30) runs of each named trace from 60 s on: every
+#   trace whose median p99, or whose runs a seed beats libticksync in,
+#   moved.
+#
+# Some 4 minutes a seed and 3 for the named traces on two cores. WORK
+# (default a temporary folder) keeps both builds and every output.
+#   bash bench/ablate.sh clear_k=0
+#   SEEDS="12345 777" bash bench/ablate.sh bend_z=1e9 turn_z=1e9
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 1 ] || { echo "usage: bench/ablate.sh FIELD=VALUE [FIELD=VALUE ...]" >&2; exit 2; }
+work=${WORK:-$(mktemp -d)}
+seeds=${SEEDS:-31337 9001}
+runs=${RUNS:-30}
+
+build_tree() {   # build_tree DIR [FIELD=VALUE ...]
+  local dir=$1
+  shift
+  rm -rf "$dir" && mkdir -p "$dir/src"
+  git archive HEAD | tar -x -C "$dir/src"
+  for set in "$@"; do
+    local field=${set%%=*} value=${set#*=}
+    sed -i "s/^    \.$field = .*,\$/    .$field = $value,/" "$dir/src/lib/ticksync/tuning.h"
+    grep -q "^    \.$field = $value,\$" "$dir/src/lib/ticksync/tuning.h" \
+      || { echo "ablate: no field $field in TS_TUNING" >&2; exit 2; }
+  done
+  cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTICKSYNC_TESTS=OFF > "$dir/cmake.log"
+  make -C "$dir/build" ticksync-accuracy > "$dir/make.log"
+}
+
+build_tree "$work/with" &
+with_pid=$!
+build_tree "$work/without" "$@" &
+wait "$with_pid" && wait $!
+
+# Two at a time: the machine's two cores.
+jobs_file="$work/jobs"
+: > "$jobs_file"
+for side in with without; do
+  for seed in $seeds; do
+    echo "$work/$side/build/bench/ticksync-accuracy --draws 200 --seed $seed --list --each > $work/$side/draws-$seed.txt" >> "$jobs_file"
+  done
+  echo "$work/$side/build/bench/ticksync-accuracy --runs $runs --from 60 > $work/$side/runs.txt" >> "$jobs_file"
+done
+xargs -P 2 -I{} sh -c '{}' < "$jobs_file"
+
+# A draw's p99: "draw K (...): libticksync X ms, ..."; the summary's lines.
+p99s() { sed -n 's/^draw \([0-9]*\) (.*): libticksync \([0-9.]*\) ms.*/\1 \2/p' "$1"; }
+ahead() { sed -n 's/.*a seed is ahead in \([0-9]*\) of those.*/\1/p' "$1"; }
+late_steps() { sed -n 's/.*later than 5 s in [0-9]*, \([0-9]*\) of the \([0-9]*\) steps.*/\1 of \2/p' "$1"; }
+
+echo "without: $*"
+for seed in $seeds; do
+  with=$work/with/draws-$seed.txt without=$work/without/draws-$seed.txt
+  join <(p99s "$with" | sort) <(p99s "$without" | sort) | awk -v seed="$seed" '
+    { a = $2 < 0.001 ? 0.001 : $2; b = $3 < 0.001 ? 0.001 : $3
+      logs += log(b / a); n++; better += b < 0.95 * a; worse += b > 1.05 * a }
+    END { printf "seed %s, %d draws: p99 without / with, geometric mean %.3f; better by over 5%% in %d, worse in %d\n",
+                 seed, n, exp(logs / n), better, worse }'
+  echo "  a seed ahead beyond the asymmetry: $(ahead "$with") with, $(ahead "$without") without;" \
+       "steps of up to 50 ms later than 5 s: $(late_steps "$with") with, $(late_steps "$without") without"
+done
+echo "named traces, $runs runs (median p99 ms; runs a seed beats libticksync in), where they moved:"
+join -t '|' <(awk -F'|' 'NF > 10 && $2 !~ /trace|---/ { gsub(/ /, "", $2); print $2 "|" $3 "|" $8 }' "$work/with/runs.txt" | sort) \
+            <(awk -F'|' 'NF > 10 && $2 !~ /trace|---/ { gsub(/ /, "", $2); print $2 "|" $3 "|" $8 }' "$work/without/runs.txt" | sort) |
+  awk -F'|' '$2 != $4 || $3 != $5 { gsub(/ /, ""); printf "  %s: %s -> %s (%s -> %s)\n", $1, $2, $4, $3, $5; moved++ }
+             END { if (!moved) print "  none" }'
+echo "outputs in $work"
