@@ -12,20 +12,25 @@
 #   rule over with it, the draws better and worse by over 5 %, the draws a
 #   seed is ahead in beyond the asymmetry, and the drawn steps of up to
 #   50 ms that settle later than 5 s;
-# - over RUNS (default 30) runs of each named trace from 60 s on: every
-#   trace whose median p99, or whose runs a seed beats libticksync in,
-#   moved.
+# - over RUNS (default 30; 0: none) runs of each named trace from 60 s
+#   on: every trace whose median p99, or whose runs a seed beats
+#   libticksync in, moved.
+#
+# WIDE=1 draws from the wider family (ticksync-accuracy --wide: paths that
+# queue one way alone, disciplined clocks).
 #
 # Some 4 minutes a seed and 3 for the named traces on two cores. WORK
 # (default a temporary folder) keeps both builds and every output.
 #   bash bench/ablate.sh clear_k=0
 #   SEEDS="12345 777" bash bench/ablate.sh bend_z=1e9 turn_z=1e9
+#   WIDE=1 RUNS=0 bash bench/ablate.sh uneven=1e9
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/ablate.sh FIELD=VALUE [FIELD=VALUE ...]" >&2; exit 2; }
 work=${WORK:-$(mktemp -d)}
 seeds=${SEEDS:-31337 9001}
 runs=${RUNS:-30}
+wide=${WIDE:+--wide}
 
 build_tree() {   # build_tree DIR [FIELD=VALUE ...]
   local dir=$1
@@ -52,9 +57,9 @@ jobs_file="$work/jobs"
 : > "$jobs_file"
 for side in with without; do
   for seed in $seeds; do
-    echo "$work/$side/build/bench/ticksync-accuracy --draws 200 --seed $seed --list --each > $work/$side/draws-$seed.txt" >> "$jobs_file"
+    echo "$work/$side/build/bench/ticksync-accuracy --draws 200 --seed $seed --list --each $wide > $work/$side/draws-$seed.txt" >> "$jobs_file"
   done
-  echo "$work/$side/build/bench/ticksync-accuracy --runs $runs --from 60 > $work/$side/runs.txt" >> "$jobs_file"
+  [ "$runs" -eq 0 ] || echo "$work/$side/build/bench/ticksync-accuracy --runs $runs --from 60 > $work/$side/runs.txt" >> "$jobs_file"
 done
 xargs -P 2 -I{} sh -c '{}' < "$jobs_file"
 
@@ -63,7 +68,7 @@ p99s() { sed -n 's/^draw \([0-9]*\) (.*): libticksync \([0-9.]*\) ms.*/\1 \2/p' 
 ahead() { sed -n 's/.*a seed is ahead in \([0-9]*\) of those.*/\1/p' "$1"; }
 late_steps() { sed -n 's/.*later than 5 s in [0-9]*, \([0-9]*\) of the \([0-9]*\) steps.*/\1 of \2/p' "$1"; }
 
-echo "without: $*"
+echo "without: $*${wide:+ (the wider family)}"
 for seed in $seeds; do
   with=$work/with/draws-$seed.txt without=$work/without/draws-$seed.txt
   join <(p99s "$with" | sort) <(p99s "$without" | sort) | awk -v seed="$seed" '
@@ -74,6 +79,7 @@ for seed in $seeds; do
   echo "  a seed ahead beyond the asymmetry: $(ahead "$with") with, $(ahead "$without") without;" \
        "steps of up to 50 ms later than 5 s: $(late_steps "$with") with, $(late_steps "$without") without"
 done
+[ "$runs" -eq 0 ] && { echo "outputs in $work"; exit 0; }
 echo "named traces, $runs runs (median p99 ms; runs a seed beats libticksync in), where they moved:"
 join -t '|' <(awk -F'|' 'NF > 10 && $2 !~ /trace|---/ { gsub(/ /, "", $2); print $2 "|" $3 "|" $8 }' "$work/with/runs.txt" | sort) \
             <(awk -F'|' 'NF > 10 && $2 !~ /trace|---/ { gsub(/ /, "", $2); print $2 "|" $3 "|" $8 }' "$work/without/runs.txt" | sort) |

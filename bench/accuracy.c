@@ -3,7 +3,7 @@
  * server time is checked against the truth at 60 frames a second.
  *
  *   ticksync-accuracy [--csv DIR] [--seed N] [--from S] [--trace NAME] [--ticks]
- *   ticksync-accuracy --draws N [--seed N] [--list] [--each]
+ *   ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide]
  *
  * prints, per trace and algorithm, the offset error after convergence
  * (p50, p99, max), the time to converge (from then on the error stays
@@ -23,7 +23,8 @@
  * how long after a server step libticksync comes within 5 ms of where the
  * path's asymmetry puts every estimator for good (up to a route change);
  * --list also prints each draw a seed's algorithm beats libticksync on;
- * --each prints every draw's p99s, to diff two builds draw by draw.
+ * --each prints every draw's p99s, to diff two builds draw by draw;
+ * --wide adds paths that queue one way alone and disciplined clocks.
  *
  * Two references: the oracle is handed the true clock rate and learns each
  * way's least delay from the samples (the floor of any two-way estimator);
@@ -58,6 +59,7 @@ typedef struct {
     int         jitter_kind;          /* 0 uniform, 1 exponential, 2 Pareto(1.5), 3 log-normal (sigma 1, median
                                        * jitter_ms), 4 bimodal: exponential, and mode_p of the time mode_ms more */
     double      up_queue_ms;          /* an exponential queue on the way up only: a congested uplink */
+    double      down_queue_ms;        /* ... on the way down only */
     double      drift_ppm;
     double      wander_ppm, wander_period_s;   /* the drift moves by wander * sin(2 pi t / period) */
     double      spike_p, spike_ms_lo, spike_ms_hi, loss_p;
@@ -204,6 +206,8 @@ static void path_delays(const path_t *p, double now, uint64_t *r, double *up, do
         *up += (t->spike_ms_lo + (t->spike_ms_hi - t->spike_ms_lo) * uniform_of(r)) * 1000;
     if (t->up_queue_ms > 0)
         *up += -t->up_queue_ms * 1000 * log(1 - uniform_of(r));
+    if (t->down_queue_ms > 0)
+        *down += -t->down_queue_ms * 1000 * log(1 - uniform_of(r));
     if (t->burst_every_s > 0 && fmod(now, t->burst_every_s * 1e6) < t->burst_s * 1e6) {
         *up += t->burst_ms * 1000 * uniform_of(r);
         *down += t->burst_ms * 1000 * uniform_of(r);
@@ -726,6 +730,51 @@ static double log_uniform(uint64_t *r, double lo, double hi)
     return lo * exp(log(hi / lo) * uniform_of(r));
 }
 
+static const char *const kind_names[] = { "", "exp", "Pareto", "lognormal", "bimodal" };
+
+/* A drawn trace in words, as --each and --list print it. */
+static void describe(const trace_t *t, char *what, size_t cap)
+{
+    char rate[64];
+    if (t->walk_ppm)
+        snprintf(rate, sizeof rate, "%+.0f ppm walking %.1f ppm/min", t->drift_ppm, t->walk_ppm);
+    else if (t->wander_ppm)
+        snprintf(rate, sizeof rate, "%+.0f +- %.1f ppm over %.0f s", t->drift_ppm, t->wander_ppm, t->wander_period_s);
+    else if (fabs(t->drift_ppm) < 1)
+        snprintf(rate, sizeof rate, "%+.2f ppm steady", t->drift_ppm);
+    else
+        snprintf(rate, sizeof rate, "%+.0f ppm steady", t->drift_ppm);
+    int len = snprintf(what, cap, "%.1f/%.1f ms, %s jitter %.2f ms, loss %.1f%%, spikes %.1f%%, rate %s, route change %s, "
+                       "step %+.0f ms", t->up_ms, t->down_ms, kind_names[t->jitter_kind], t->jitter_ms, 100 * t->loss_p,
+                       100 * t->spike_p, rate, t->change_at_s ? "yes" : "no", t->step_ms[0]);
+    if (t->up_queue_ms > 0 || t->down_queue_ms > 0)
+        snprintf(what + len, cap - (size_t) len, ", queueing %.1f ms on the way %s alone",
+                 t->up_queue_ms + t->down_queue_ms, t->up_queue_ms > 0 ? "up" : "down");
+}
+
+/* --wide: besides the above, from a stream of its own (so each draw is
+ * otherwise the one it is without --wide), a quarter of the draws queue
+ * one way alone, up or down, exponentially with a mean of 1-20 ms
+ * (log-uniform), and a fifth have a disciplined clock: a steady rate within
+ * 0.5 ppm of the server's. These are the paths the estimator's `uneven`
+ * and `freq_z` rules are for, which the family above holds too seldom to
+ * judge them by. */
+static bool wide_draws = false;
+
+static void widen(trace_t *t, uint64_t base_seed, int k, char *what, size_t cap)
+{
+    uint64_t r = base_seed * 0x9E3779B97F4A7C15ULL + (uint64_t) k + 1;
+    if (uniform_of(&r) < 0.25) {
+        bool up = uniform_of(&r) < 0.5;
+        *(up ? &t->up_queue_ms : &t->down_queue_ms) = log_uniform(&r, 1, 20);
+    }
+    if (uniform_of(&r) < 0.2) {
+        t->drift_ppm = uniform_of(&r) - 0.5;
+        t->walk_ppm = t->wander_ppm = t->wander_period_s = 0;
+    }
+    describe(t, what, cap);
+}
+
 static bool steady_rate(const trace_t *t)
 {
     return t->walk_ppm == 0 && t->wander_ppm == 0;
@@ -734,7 +783,6 @@ static bool steady_rate(const trace_t *t)
 static void draw_trace(uint64_t *r, trace_t *t, char *what, size_t cap)
 {
     static const int kinds[] = { 1, 3, 2, 4 };
-    static const char *const kind_names[] = { "", "exp", "Pareto", "lognormal", "bimodal" };
     *t = (trace_t) { .name = "draw", .what = what, .seconds = DRAW_S, .interval_s = 1, .converge_from_s = 60 };
     double d = log_uniform(r, 5, 150), a = uniform_of(r) < 0.5 ? 0 : 0.3 * (2 * uniform_of(r) - 1);
     t->up_ms = d * (1 + a);
@@ -767,16 +815,7 @@ static void draw_trace(uint64_t *r, trace_t *t, char *what, size_t cap)
         t->step_at_s[0] = 150 + 850 * uniform_of(r);
         t->step_ms[0] = (uniform_of(r) < 0.5 ? -1 : 1) * log_uniform(r, 1, 200);
     }
-    char rate[64];
-    if (t->walk_ppm)
-        snprintf(rate, sizeof rate, "%+.0f ppm walking %.1f ppm/min", t->drift_ppm, t->walk_ppm);
-    else if (t->wander_ppm)
-        snprintf(rate, sizeof rate, "%+.0f +- %.1f ppm over %.0f s", t->drift_ppm, t->wander_ppm, t->wander_period_s);
-    else
-        snprintf(rate, sizeof rate, "%+.0f ppm steady", t->drift_ppm);
-    snprintf(what, cap, "%.1f/%.1f ms, %s jitter %.2f ms, loss %.1f%%, spikes %.1f%%, rate %s, route change %s, "
-             "step %+.0f ms", t->up_ms, t->down_ms, kind_names[t->jitter_kind], t->jitter_ms, 100 * t->loss_p,
-             100 * t->spike_p, rate, t->change_at_s ? "yes" : "no", t->step_ms[0]);
+    describe(t, what, cap);
 }
 
 /* The value at quantile q of n sorted values. */
@@ -863,6 +902,8 @@ static int run_draws(int n, bool list)
     for (int k = 0; k < n; k++) {
         trace_t t;
         draw_trace(&draws_rng, &t, what, sizeof what);
+        if (wide_draws)
+            widen(&t, base_seed, k, what, sizeof what);
         seed = base_seed + 1 + (uint64_t) k;   /* each draw its own jitter, losses and walk */
         result_t res;
         if (draw_only >= 0) {
@@ -909,7 +950,8 @@ static int run_draws(int n, bool list)
             late50 += fabs(t.step_ms[0]) <= 50 && res.step_apart_s > 5;
         }
         bound[k] = 100 * res.bound_held;
-        if (t.up_ms == t.down_ms && t.up_queue_ms == 0 && (t.change_at_s == 0 || t.up2_ms == t.down2_ms)) {
+        if (t.up_ms == t.down_ms && t.up_queue_ms == 0 && t.down_queue_ms == 0
+            && (t.change_at_s == 0 || t.up2_ms == t.down2_ms)) {
             corr[nexpected] = res.correlation_s;
             scored_s[nexpected] = res.frames * FRAME_US / 1e6;
             frames += res.frames;
@@ -1222,6 +1264,10 @@ int main(int argc, char **argv)
             each_draw = true;
             i--;
             ok = true;
+        } else if (strcmp(argv[i], "--wide") == 0) {
+            wide_draws = true;
+            i--;
+            ok = true;
         } else if (ok && strcmp(argv[i], "--csv") == 0) {
             csv_dir = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--draws") == 0) {
@@ -1268,7 +1314,7 @@ int main(int argc, char **argv)
         }
         if (!ok) {
             fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n"
-                            "       ticksync-accuracy --draws N [--seed N] [--list] [--each]\n"
+                            "       ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide]\n"
                             "       ticksync-accuracy --draw K [--seed N] [--csv DIR]   (draw K of --draws alone, with its table)\n"
                             "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
                             "       (each also takes --interval-max S: libticksync's interval_max_us,\n"
