@@ -38,6 +38,7 @@ static void start(unsigned seed)
 
 static double steady_30(double t) { (void) t; return 30e-6; }
 static double turning(double t) { return t < 300e6 ? 30e-6 : -30e-6; }
+static double late_turn(double t) { return t < 1200e6 ? 30e-6 : -30e-6; }
 
 Test(drift, unknown_until_the_points_span_the_minimum)
 {
@@ -97,6 +98,19 @@ Test(drift, the_long_history_reads_a_steady_rate_closer)
     cr_assert(d.long_known, "the long history gives the drift");
     cr_assert(d.longer.se < 0.1e-6, "its error %.3f ppm", d.longer.se * 1e6);
     cr_assert(fabs(d.freq - 30e-6) < 0.1e-6, "%.3f ppm for 30", d.freq * 1e6);
+}
+
+/* The rate turns from +30 to -30 ppm after 20 steady minutes, which the
+ * long history read to 0.1 ppm: the halved window's chords disagree with
+ * it by far more than their errors, so the drift is theirs. */
+Test(drift, a_turn_after_the_long_history_is_the_window_s)
+{
+    start(5);
+    double offset = 0;
+    feed(0, 1200, late_turn, 1000, &offset);
+    cr_assert(d.long_known);
+    feed(1200, 1260, late_turn, 1000, &offset);
+    cr_assert(fabs(d.freq + 30e-6) < 3e-6, "%.2f ppm for -30", d.freq * 1e6);
 }
 
 /* A new path carries the drift over: the new path's first chords, over

@@ -266,6 +266,21 @@ static int unbent_window(ts_drift_t *d, const double *t, const double *up, const
     return from;
 }
 
+/* Whether the long history's drift, where it gives one, is the drift
+ * rather than the ways' chords: it is the more exact, and either the
+ * window shows no bend or the halved window's chords agree with it within
+ * agree_k of their errors together. The bend test's halves state half
+ * their real error (DESIGN, "Not yet"), so about one draw in a hundred
+ * halves a window whose rate has not moved; the newer half's chords, some
+ * 100 times less exact, then agree with the long history and leave it,
+ * where a rate that did move takes the window's. */
+static bool long_holds(const ts_drift_t *d, int from, const ts_rate_t *chords)
+{
+    if (!d->long_known || d->longer.se >= chords->se)
+        return false;
+    return from == 0 || fabs(chords->rate - d->longer.rate) <= TS_TUNING.agree_k * hypot(chords->se, d->longer.se);
+}
+
 /* The drift from the ways' lower edges, once they span min_span and the
  * points' line has a standard error too: the way up rises by it and the
  * way down falls by it, so each way gives it apart and the two are
@@ -302,7 +317,7 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
          * drift under-used and the level lagging by the rest of it times its
          * minima's age. */
         ts_rate_t chords = { (su - sd) / 2, ts_fit_alike_error(su, eu, sd, ed) };
-        if (from == 0 && d->long_known && d->longer.se < chords.se)   /* no bend, and more exact */
+        if (long_holds(d, from, &chords))
             chords = d->longer;
         set_drift(d, chords.rate, chords.se, fmin(d->line.se, TS_TUNING.alike_k * chords.se), now);
         return;
