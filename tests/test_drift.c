@@ -2,7 +2,8 @@
  * as the estimator feeds them: the points' line first, then the ways'
  * chords, read within their one stated error; a rate that turns halves the
  * window and the newer half gives the new rate; a steady rate read over the
- * long history is more exact than the window's; a new path carries the
+ * long history is more exact than the window's, and a turn after it is
+ * still the window's to read; a new path carries the
  * drift over; the error is "unknown" until a source states one. */
 #include <criterion/criterion.h>
 #include <math.h>
