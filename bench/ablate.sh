@@ -67,6 +67,8 @@ xargs -P 2 -I{} sh -c '{}' < "$jobs_file"
 p99s() { sed -n 's/^draw \([0-9]*\) (.*): libticksync \([0-9.]*\) ms.*/\1 \2/p' "$1"; }
 ahead() { sed -n 's/.*a seed is ahead in \([0-9]*\) of those.*/\1/p' "$1"; }
 late_steps() { sed -n 's/.*later than 5 s in [0-9]*, \([0-9]*\) of the \([0-9]*\) steps.*/\1 of \2/p' "$1"; }
+# A named trace's row of --runs: "trace|median p99|runs a seed beats libticksync in".
+runs_rows() { awk -F'|' 'NF > 10 && $2 !~ /trace|---/ { gsub(/ /, "", $2); print $2 "|" $3 "|" $8 }' "$1" | sort; }
 
 echo "without: $*${wide:+ (the wider family)}"
 for seed in $seeds; do
@@ -81,8 +83,7 @@ for seed in $seeds; do
 done
 [ "$runs" -eq 0 ] && { echo "outputs in $work"; exit 0; }
 echo "named traces, $runs runs (median p99 ms; runs a seed beats libticksync in), where they moved:"
-join -t '|' <(awk -F'|' 'NF > 10 && $2 !~ /trace|---/ { gsub(/ /, "", $2); print $2 "|" $3 "|" $8 }' "$work/with/runs.txt" | sort) \
-            <(awk -F'|' 'NF > 10 && $2 !~ /trace|---/ { gsub(/ /, "", $2); print $2 "|" $3 "|" $8 }' "$work/without/runs.txt" | sort) |
+join -t '|' <(runs_rows "$work/with/runs.txt") <(runs_rows "$work/without/runs.txt") |
   awk -F'|' '$2 != $4 || $3 != $5 { gsub(/ /, ""); printf "  %s: %s -> %s (%s -> %s)\n", $1, $2, $4, $3, $5; moved++ }
              END { if (!moved) print "  none" }'
 echo "outputs in $work"

@@ -761,7 +761,7 @@ static void describe(const trace_t *t, char *what, size_t cap)
  * judge them by. */
 static bool wide_draws = false;
 
-static void widen(trace_t *t, uint64_t base_seed, int k, char *what, size_t cap)
+static void widen(trace_t *t, uint64_t base_seed, int k)
 {
     uint64_t r = base_seed * 0x9E3779B97F4A7C15ULL + (uint64_t) k + 1;
     if (uniform_of(&r) < 0.25) {
@@ -772,7 +772,6 @@ static void widen(trace_t *t, uint64_t base_seed, int k, char *what, size_t cap)
         t->drift_ppm = uniform_of(&r) - 0.5;
         t->walk_ppm = t->wander_ppm = t->wander_period_s = 0;
     }
-    describe(t, what, cap);
 }
 
 static bool steady_rate(const trace_t *t)
@@ -780,7 +779,7 @@ static bool steady_rate(const trace_t *t)
     return t->walk_ppm == 0 && t->wander_ppm == 0;
 }
 
-static void draw_trace(uint64_t *r, trace_t *t, char *what, size_t cap)
+static void draw_trace(uint64_t *r, trace_t *t, const char *what)
 {
     static const int kinds[] = { 1, 3, 2, 4 };
     *t = (trace_t) { .name = "draw", .what = what, .seconds = DRAW_S, .interval_s = 1, .converge_from_s = 60 };
@@ -815,7 +814,6 @@ static void draw_trace(uint64_t *r, trace_t *t, char *what, size_t cap)
         t->step_at_s[0] = 150 + 850 * uniform_of(r);
         t->step_ms[0] = (uniform_of(r) < 0.5 ? -1 : 1) * log_uniform(r, 1, 200);
     }
-    describe(t, what, cap);
 }
 
 /* The value at quantile q of n sorted values. */
@@ -901,9 +899,10 @@ static int run_draws(int n, bool list)
     double worst = 0;
     for (int k = 0; k < n; k++) {
         trace_t t;
-        draw_trace(&draws_rng, &t, what, sizeof what);
+        draw_trace(&draws_rng, &t, what);
         if (wide_draws)
-            widen(&t, base_seed, k, what, sizeof what);
+            widen(&t, base_seed, k);
+        describe(&t, what, sizeof what);
         seed = base_seed + 1 + (uint64_t) k;   /* each draw its own jitter, losses and walk */
         result_t res;
         if (draw_only >= 0) {
