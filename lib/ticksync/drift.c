@@ -133,6 +133,22 @@ static bool bends(double apart, double se)
     return apart > TS_TUNING.bend_z * se;
 }
 
+/* The two ways' chords (slopes su, sd, errors eu, ed; residuals' median
+ * spreads spu, spd) as one drift: averaged where the ways queue alike,
+ * with their chords' error or how far apart they are if more
+ * (ts_fit_alike_error); where one way queues far more (their spreads
+ * apart by more than uneven: a congested uplink), weighed by their
+ * errors, the clean way's chord the more exact, with the error they give
+ * together. *alike says which. */
+static ts_rate_t two_ways(double su, double eu, double spu, double sd, double ed, double spd, bool *alike)
+{
+    *alike = spu <= TS_TUNING.uneven * spd && spd <= TS_TUNING.uneven * spu;
+    if (*alike)
+        return (ts_rate_t) { (su - sd) / 2, ts_fit_alike_error(su, eu, sd, ed) };
+    double wu = ed * ed / (eu * eu + ed * ed), wd = 1 - wu;
+    return (ts_rate_t) { wu * su - wd * sd, hypot(wu * eu, wd * ed) };
+}
+
 /* The drift from the long history's blocks, as ts_drift_from_ways takes
  * it from the ways, with its error: *slope and *err. False while there are
  * too few blocks, or where a bend shows over them (their halves' drifts
@@ -162,10 +178,15 @@ static bool long_slope(const ts_rings_t *r, double *slope, double *err)
         return false;
     if (ts_fit_too_few_runs(tu, yu, n, TS_TUNING.runs_z) || ts_fit_too_few_runs(td, yd, n, TS_TUNING.runs_z))
         return false;   /* a curve the halves do not show (a sinusoid's over about a period) */
-    double eu, ed;
-    double su = ts_fit_chord(tu, yu, n, &eu), sd = ts_fit_chord(td, yd, n, &ed);
-    *slope = (su - sd) / 2;
-    *err = ts_fit_alike_error(su, eu, sd, ed);
+    ts_fit_hull_t hu, hd;
+    ts_fit_hull(tu, yu, 0, n, &hu);
+    ts_fit_hull(td, yd, 0, n, &hd);
+    double eu, ed, spu, spd;
+    double su = ts_fit_chord_of(tu, yu, 0, n, &hu, &eu, &spu), sd = ts_fit_chord_of(td, yd, 0, n, &hd, &ed, &spd);
+    bool alike;
+    ts_rate_t rate = two_ways(su, eu, spu, sd, ed, spd, &alike);
+    *slope = rate.rate;
+    *err = rate.se;
     return true;
 }
 
@@ -305,7 +326,9 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
     double eu, ed, spu, spd;
     double su = ts_fit_chord_of(t, up, from, n, &hu, &eu, &spu), sd = ts_fit_chord_of(t, down, from, n, &hd, &ed, &spd);
     int64_t now = t0 + (int64_t) t[n - 1];
-    if (spu <= TS_TUNING.uneven * spd && spd <= TS_TUNING.uneven * spu) {
+    bool alike;
+    ts_rate_t chords = two_ways(su, eu, spu, sd, ed, spd, &alike);
+    if (alike) {
         /* Alike: each way counts the same. The drift's error is the
          * points' line's, which keeps a drift that noise may have made from
          * tilting the level, but at most alike_k times the chords' own (or
@@ -316,7 +339,6 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
          * agreeing chords show (mobile: 10 ppm against 1.4), which left the
          * drift under-used and the level lagging by the rest of it times its
          * minima's age. */
-        ts_rate_t chords = { (su - sd) / 2, ts_fit_alike_error(su, eu, sd, ed) };
         if (long_holds(d, from, &chords))
             chords = d->longer;
         set_drift(d, chords.rate, chords.se, fmin(d->line.se, TS_TUNING.alike_k * chords.se), now);
@@ -326,8 +348,7 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
      * way's chord is the more exact; the two are weighted by their errors,
      * and theirs is the drift's, where the points' line (tilted by the
      * queueing way) would overstate it and the drift be under-used. */
-    double wu = ed * ed / (eu * eu + ed * ed), wd = 1 - wu, se = hypot(wu * eu, wd * ed);
-    set_drift(d, wu * su - wd * sd, se, se, now);
+    set_drift(d, chords.rate, chords.se, chords.se, now);
 }
 
 double ts_drift_error(const ts_drift_t *d)
