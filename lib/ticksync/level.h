@@ -58,6 +58,9 @@ double ts_level_error(const ts_level_t *l);
  * exponential's worth of queueing whose mean is the way's spacing. Needs
  * the edges. */
 double ts_level_error95(const ts_level_t *l);
+/* How far below an edge a sample at local must sit to be a server step
+ * (ts_level_against). Needs the edges. */
+double ts_level_step_limit(const ts_level_t *l, const ts_drift_t *d, int64_t local, double server_step_us);
 /* Where s sits against the edges. Below one by more than the model's error
  * of the edges at its time (the level's, the drift's over the time since,
  * at least dev_floor_us, at most server_step_us), which queueing (it only
@@ -65,9 +68,6 @@ double ts_level_error95(const ts_level_t *l);
  * (*step: how far the server's time moved, + forward; *excess: the
  * sample's queueing, which *step may be off by). A round trip shorter by
  * more than that: a shorter route. Held while there are no edges. */
-/* How far below an edge a sample at local must sit to be a server step
- * (ts_level_against). Needs the edges. */
-double ts_level_step_limit(const ts_level_t *l, const ts_drift_t *d, int64_t local, double server_step_us);
 ts_edges_t ts_level_against(const ts_level_t *l, const ts_drift_t *d, const ts_sample_t *s, double server_step_us,
                             double *step, double *excess);
 
