@@ -3,7 +3,7 @@
  * server time is checked against the truth at 60 frames a second.
  *
  *   ticksync-accuracy [--csv DIR] [--seed N] [--from S] [--trace NAME] [--ticks]
- *   ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide]
+ *   ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover]
  *
  * prints, per trace and algorithm, the offset error after convergence
  * (p50, p99, max), the time to converge (from then on the error stays
@@ -24,7 +24,9 @@
  * path's asymmetry puts every estimator for good (up to a route change);
  * --list also prints each draw a seed's algorithm beats libticksync on;
  * --each prints every draw's p99s, to diff two builds draw by draw;
- * --wide adds paths that queue one way alone and disciplined clocks.
+ * --wide adds paths that queue one way alone and disciplined clocks;
+ * --failover gives every draw a route change and a server step 0-10 s
+ * after it, as a failover to another host would.
  *
  * Two references: the oracle is handed the true clock rate and learns each
  * way's least delay from the samples (the floor of any two-way estimator);
@@ -774,6 +776,24 @@ static void widen(trace_t *t, uint64_t base_seed, int k)
     }
 }
 
+/* --failover: every draw, from a stream of its own again, has a route
+ * change, and a server step of +-1-200 ms (log-uniform) 0-10 s after it:
+ * a player's session moved to another host, reached by another route and
+ * keeping time of its own. The step lands in the burst that starts the
+ * new path, or among the samples that tell a longer route, in some of
+ * them: where no test against the ways' edges can yet run. */
+static bool failover_draws = false;
+
+static void fail_over(trace_t *t, uint64_t base_seed, int k)
+{
+    uint64_t r = (base_seed ^ 0xFA11) * 0x9E3779B97F4A7C15ULL + (uint64_t) k + 1;
+    t->change_at_s = 200 + 800 * uniform_of(&r);
+    t->up2_ms = t->up_ms * log_uniform(&r, 0.5, 2);
+    t->down2_ms = t->down_ms * log_uniform(&r, 0.5, 2);
+    t->step_at_s[0] = t->change_at_s + 10 * uniform_of(&r);
+    t->step_ms[0] = (uniform_of(&r) < 0.5 ? -1 : 1) * log_uniform(&r, 1, 200);
+}
+
 static bool steady_rate(const trace_t *t)
 {
     return t->walk_ppm == 0 && t->wander_ppm == 0;
@@ -902,6 +922,8 @@ static int run_draws(int n, bool list)
         draw_trace(&draws_rng, &t, what);
         if (wide_draws)
             widen(&t, base_seed, k);
+        if (failover_draws)
+            fail_over(&t, base_seed, k);
         describe(&t, what, sizeof what);
         seed = base_seed + 1 + (uint64_t) k;   /* each draw its own jitter, losses and walk */
         result_t res;
@@ -1267,6 +1289,10 @@ int main(int argc, char **argv)
             wide_draws = true;
             i--;
             ok = true;
+        } else if (strcmp(argv[i], "--failover") == 0) {
+            failover_draws = true;
+            i--;
+            ok = true;
         } else if (ok && strcmp(argv[i], "--csv") == 0) {
             csv_dir = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--draws") == 0) {
@@ -1313,7 +1339,7 @@ int main(int argc, char **argv)
         }
         if (!ok) {
             fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n"
-                            "       ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide]\n"
+                            "       ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover]\n"
                             "       ticksync-accuracy --draw K [--seed N] [--csv DIR]   (draw K of --draws alone, with its table)\n"
                             "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
                             "       (each also takes --interval-max S: libticksync's interval_max_us,\n"
