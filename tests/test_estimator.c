@@ -625,6 +625,49 @@ Test(estimator, a_server_step_under_bimodal_jitter_is_detected)
     check_step_taken(p, 100000, 5000);
 }
 
+/* A failover: the session moves to another host, reached by a route 5 ms
+ * shorter each way, whose time is step_us apart; the step lands 0.25 s
+ * after the clock starts the new path, inside the burst that gives its
+ * first edges, so no test against edges sees it. Those edges then take
+ * the way up's least from before the step and the way down's from after,
+ * and their sum sits the step below every round trip: the path starts
+ * over from the step's side (ts_level_straddles), where the edges once
+ * put the level half the step off until the window forgot the old side
+ * (80 s at 2 s, ticksync-accuracy's 2027 draw 97). */
+static ticksync_t *failing;
+static double new_path_at;
+static void failover_at_100s(double t, path_t *p)
+{
+    if (t >= 100e6)
+        p->up_us = p->down_us = 15000;
+    ticksync_stats_t st;
+    ticksync_stats(failing, &st);
+    if (st.path_resets > 0 && new_path_at < 0)
+        new_path_at = t;
+    p->server_us = new_path_at >= 0 && t >= new_path_at + 250e3 ? step_us : 0;
+}
+
+Test(estimator, a_server_step_in_the_burst_that_starts_a_new_path_is_followed)
+{
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = { .rng = seed, .up_us = 20000, .down_us = 20000, .jitter_us = 1000, .jitter_kind = 1,
+                     .drift = 30e-6, .clock_offset = 5 };
+        failing = ts;
+        new_path_at = -1;
+        step_us = seed % 2 ? 80000 : -80000;
+        result_t r;
+        run(ts, &p, 200, 108, &r, failover_at_100s);
+        cr_assert(new_path_at > 100e6 && new_path_at < 102e6, "seed %d: the shorter route is a new path (%.1f s)",
+                  (int) seed, new_path_at / 1e6);
+        cr_assert_lt(r.max_err, 5000, "seed %d: within 5 ms from 8 s after the failover: %.0f us", (int) seed,
+                     r.max_err);
+        cr_assert(r.bound_held, "seed %d", (int) seed);
+        cr_assert_eq(r.backwards, 0);
+        ticksync_destroy(&ts);
+    }
+}
+
 /* A step is read off two samples, half-way between their two ways'
  * readings, off by half their queueing; the samples after it read it again, so the history it moved
  * does not tilt the points' line (the drift until the ways since the

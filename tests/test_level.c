@@ -107,6 +107,27 @@ Test(level, the_95_point_covers_about_95_percent)
     cr_assert(held >= n * 90 / 100 && held <= n * 99 / 100, "%d of %d", held, n);
 }
 
+/* Edges that straddle a server step no test saw: 8 ways before a step of
+ * 50 ms and 8 after, fed as one history, give the way up's edge from one
+ * side and the way down's from the other, and their sum sits the step
+ * below every round trip. Without a step, over 200 draws of exponential
+ * queueing of 0.3-3 ms each way and 8-120 ways, the least round trip
+ * never sits that far above the edges' sum. */
+Test(level, edges_that_straddle_a_step_are_told)
+{
+    for (unsigned seed = 1; seed <= 200; seed++) {
+        start(0.5, seed);
+        feed(0, 8 + (int) (seed % 113), 20000, 20000, 300 + 2700 * (seed % 7) / 6.0, 5000, 0.5);
+        cr_assert_not(ts_level_straddles(&l, 4000), "seed %u: %.0f us over the edges' sum", seed, l.trip_over);
+    }
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        start(0.5, seed);
+        feed(0, 8, 20000, 20000, 1000, 5000, 0.5);
+        feed(8, 16, 20000, 20000, 1000, 5000 + (seed % 2 ? 50000 : -50000), 0.5);
+        cr_assert(ts_level_straddles(&l, 4000), "seed %u: %.0f us over the edges' sum", seed, l.trip_over);
+    }
+}
+
 /* A path of 10 ms up and 30 ms down, told so (up_fraction 0.25): the
  * level is the true offset. */
 Test(level, an_uneven_path_told_so_reads_true)

@@ -402,6 +402,13 @@ static void count_rise(ticksync_t *self, const sample_t *s)
  * dropped while a clear step waits. */
 static void place(ticksync_t *self, const sample_t *s)
 {
+    /* edges that straddle a step no test saw: the path starts over from
+     * the step's side, which this sample is on */
+    if (ts_level_straddles(&self->level, (double) self->cfg.server_step_us)) {
+        reset_filter(self, s->local);
+        admit(self, s);
+        return;
+    }
     /* below an edge the step moved, a sample is first that step's error */
     if (read_step(self, s))
         ts_level_update(&self->level, &self->rings, &self->drift, self->since);

@@ -39,6 +39,7 @@ static void from_ways(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, i
      * serve until TS_TUNING.ways_min newer ones are in */
     double ups[TS_FIT_EDGE_K] = { 0 }, downs[TS_FIT_EDGE_K] = { 0 };   /* n is at least TS_TUNING.ways_min: filled */
     int nup = 0, ndown = 0;
+    double trip = INFINITY;   /* the least round trip: a way's up and down together need no slope */
     int first = ts_rings_ways_from(r, since);
     if (r->nways - first < TS_TUNING.ways_min)
         first = 0;
@@ -49,6 +50,7 @@ static void from_ways(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, i
         double along = slope * (double) (ref - ts_rings_local(r, w->local));
         ts_fit_keep_least(ups, &nup, w->up + along);
         ts_fit_keep_least(downs, &ndown, w->down - along);
+        trip = w->up + w->down < trip ? w->up + w->down : trip;   /* (fmin is a call into libm) */
     }
     double up = ups[0] + r->origin_offset, down = downs[0] - r->origin_offset;
     double f = l->up_fraction;
@@ -62,6 +64,8 @@ static void from_ways(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, i
     l->gap_up = ts_fit_spacing(ups, nup);
     l->gap_down = ts_fit_spacing(downs, ndown);
     l->edge_span = ref - ts_rings_local(r, ts_rings_way(r, first)->local);
+    l->trip_over = trip - (ups[0] + downs[0]);
+    l->nways = r->nways - first;
     l->edges = true;
 }
 
@@ -122,6 +126,21 @@ double ts_level_error95(const ts_level_t *l)
         x += (hi * th + lo * tl - 0.05 * (a + b)) / (th * phi + tl * plo);
     }
     return x;
+}
+
+/* The least round trip sits above the edges' sum by the least queueing
+ * that one sample met both ways at once, where each edge is its own way's
+ * least. Near their edges the two ways' queueings are flat densities of
+ * 1 / (n gap) each, their sum's density rises as x / (n² gap_up
+ * gap_down), and the least of n such sums is a Rayleigh of scale
+ * √(n gap_up gap_down). A server step of S between the samples that gave
+ * the two edges puts their sum S below every round trip: edges that
+ * straddle a step no test saw, which happens where the step came before
+ * there were edges to test it against (the burst that starts a path). */
+bool ts_level_straddles(const ts_level_t *l, double server_step_us)
+{
+    double scale = sqrt((double) l->nways * l->gap_up * l->gap_down);
+    return l->edges && l->trip_over > fmax(server_step_us, TS_TUNING.straddle_z * scale);
 }
 
 /* How far below an edge a sample at local must sit to be a server step:

@@ -1,7 +1,9 @@
 /* lib/ticksync/level.h - the level (the offset at a time) and each way's
  * lower edge, from what the rings keep and the drift; and where a new
  * sample sits against those edges, which is how a server step and a
- * shorter route are told. A value type the estimator embeds.
+ * shorter route are told, and whether the edges themselves straddle a
+ * step that came before there were edges to test it against. A value
+ * type the estimator embeds.
  *
  * The level comes from one source at a time: each way's least measurement
  * once there are TS_TUNING.ways_min ways (the edges); before, the points'
@@ -28,6 +30,8 @@ typedef struct {
     double  edge_slope;          /* the drift as the edges were brought to edge_local along it */
     double  gap_up, gap_down;    /* the spacing of each way's least measurements */
     int64_t edge_span;           /* how far back the ways that gave the edges go */
+    double  trip_over;           /* the ways' least round trip over the edges' sum */
+    int     nways;               /* the ways that gave the edges */
 } ts_level_t;
 
 /* How a sample sits against the ways' edges. */
@@ -68,6 +72,10 @@ double ts_level_step_limit(const ts_level_t *l, const ts_drift_t *d, int64_t loc
  * (*step: how far the server's time moved, + forward; *excess: the
  * sample's queueing, which *step may be off by). A round trip shorter by
  * more than that: a shorter route. Held while there are no edges. */
+/* Whether the edges straddle a server step: the ways' least round trip
+ * is above the edges' sum by more than server_step_us and than
+ * TS_TUNING.straddle_z times the scale queueing gives it. */
+bool ts_level_straddles(const ts_level_t *l, double server_step_us);
 ts_edges_t ts_level_against(const ts_level_t *l, const ts_drift_t *d, const ts_sample_t *s, double server_step_us,
                             double *step, double *excess);
 

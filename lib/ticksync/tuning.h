@@ -30,6 +30,7 @@ typedef struct {
     int    rises_max;         /* ... but this many in a row are */
     int    step_waits;        /* samples queued past a clear step that its first waits through */
     double clear_k;           /* ... clear: its least size over this many step limits */
+    double straddle_z;        /* edges whose sum is this many of its scale below the least round trip straddle a step */
     /* a bend of the rate */
     double bend_z;            /* a window whose halves' slopes differ by more than this many standard errors is halved ... */
     double bend_min_spans;    /* ... and the window spans this many drift_min_spans */
@@ -68,6 +69,7 @@ static const ts_tuning_t TS_TUNING = {
     .rises_max = 60,
     .step_waits = 2,
     .clear_k = 2.0,
+    .straddle_z = 10.0,
     .bend_z = 9.0,
     .bend_min_spans = 4.0,
     .turn_z = 27.0,
