@@ -81,7 +81,9 @@ typedef enum {
 typedef struct {
     uint64_t samples, accepted, rejected_rtt, rejected_dev, rejected_bad;
     uint64_t steps;              /* forward steps of the shown time */
-    uint64_t path_resets;        /* a new route: filter and history started over */
+    uint64_t path_resets;        /* a new route, or a history that straddled a server step no test
+                                    could see (one in the burst that starts a path): filter and
+                                    history started over */
     uint64_t server_steps;       /* the server's time stepped (its host's clock, or another gate's):
                                     the history was moved by the step, the drift kept */
     uint64_t resumes;            /* a gap in the local times ticksync_now was asked at (the game was
