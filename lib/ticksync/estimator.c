@@ -63,6 +63,7 @@ struct ticksync_t {
     ts_level_t at_step;                     /* the edges before the step, which the samples */
     double   least_up, least_down;          /* ... since meet at these least (read_step), */
     double   stepped;                       /* ... and the step they read, which the older history moved by */
+    double   step_read, step_agree;         /* the two samples' reading, and how far a reading again may move */
     ts_poll_t poll;                         /* when to ask next */
     bool     shown;                         /* the slewed offset the game sees */
     int64_t  shown_local;
@@ -229,26 +230,35 @@ static void add_point(ticksync_t *self, const sample_t *s)
  * on the raised one, whose queueing the half-way point takes as half of
  * the step: a +1.7 ms step under Pareto queueing was read as +10.8 ms,
  * 9 ms off where not taking it was 1.7 (draw 11 of seed 12345). */
-static double step_estimate(const ticksync_t *self)
+static double step_estimate(double least_up, double least_down)
 {
-    double half_way = (self->least_up - self->least_down) / 2;
-    double proven = half_way > 0 ? -self->least_down : -self->least_up;
+    double half_way = (least_up - least_down) / 2;
+    double proven = half_way > 0 ? -least_down : -least_up;
     return copysign(fmin(fabs(half_way), 2 * fmax(proven, 0)), half_way);
 }
 
 /* s joins the samples that read the step, within drift_min_span of it;
  * true when the step it reads changed, and the older history (and the
  * points' line across the step, which reads the step's error as a rate
- * until the ways since it give the drift) moved with it. */
+ * until the ways since it give the drift) moved with it. A sample that
+ * would move the reading further from the two samples' than they agreed
+ * within (each off by at most half its queueing) reads something else: a
+ * second step, or a new route, which the tests against the edges tell.
+ * Taken as this one's error, a +171 ms step 8 s after a -1 ms one moved
+ * the history before the first by half of it (the failover draw 17 of
+ * seed 4242), and the points' line read that as -1,000 ppm. */
 static bool read_step(ticksync_t *self, const sample_t *s)
 {
     if (self->since == INT64_MIN || (double) (s->local - self->since) >= (double) self->cfg.drift_min_span_us)
         return false;
     double r_up, r_down;
     ts_level_residuals(&self->at_step, s, &r_up, &r_down);
-    self->least_up = fmin(self->least_up, r_up);
-    self->least_down = fmin(self->least_down, r_down);
-    double step = step_estimate(self);
+    double least_up = fmin(self->least_up, r_up), least_down = fmin(self->least_down, r_down);
+    double step = step_estimate(least_up, least_down);
+    if (fabs(step - self->step_read) > self->step_agree)
+        return false;
+    self->least_up = least_up;
+    self->least_down = least_down;
     if (step == self->stepped)
         return false;
     ts_filter_move_before(&self->filter, step - self->stepped, self->since);
@@ -287,10 +297,10 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
 }
 
 /* The server's time stepped at local time at, as first read by the
- * samples a and b: what was kept from before then moves with it, so the
- * drift and the filter's knowledge carry over, and the ways from then on
- * take over the level once there are enough. */
-static void move_history(ticksync_t *self, int64_t at, const sample_t *a, const sample_t *b)
+ * samples a and b, which agree within agree: what was kept from before
+ * then moves with it, so the drift and the filter's knowledge carry over,
+ * and the ways from then on take over the level once there are enough. */
+static void move_history(ticksync_t *self, int64_t at, const sample_t *a, const sample_t *b, double agree)
 {
     ts_rings_clear_blocks(&self->rings);   /* the step's estimate is off by a sample's queueing */
     ts_drift_stepped(&self->drift, at);
@@ -298,8 +308,11 @@ static void move_history(ticksync_t *self, int64_t at, const sample_t *a, const 
     self->at_step = self->level;
     self->least_up = self->least_down = INFINITY;
     self->stepped = 0;
+    self->step_agree = INFINITY;
     read_step(self, a);
     read_step(self, b);
+    self->step_read = self->stepped;
+    self->step_agree = agree;
     self->stats.server_steps++;
 }
 
@@ -446,7 +459,7 @@ static void place(ticksync_t *self, const sample_t *s)
         if (self->suspect && fabs(step - self->suspect_step) <= agree) {
             sample_t first = self->suspect_sample;
             self->suspect = false;
-            move_history(self, first.local, &first, s);
+            move_history(self, first.local, &first, s, agree);
             admit(self, &first);
             admit(self, s);
             return;
