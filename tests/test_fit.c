@@ -38,7 +38,7 @@ Test(fit, a_chord_of_points_on_a_line_is_its_slope)
     way(25e-6, 0, 1);
     cr_assert_float_eq(hull_chord(N), 25e-6, 1e-12);
     double err;
-    cr_assert_float_eq(ts_fit_chord(t, y, 2, &err), 25e-6, 1e-12, "two points");
+    cr_assert_float_eq(ts_fit_chord(t, y, 2, &err, NULL), 25e-6, 1e-12, "two points");
 }
 
 static int by_value(const void *a, const void *b)
@@ -57,7 +57,7 @@ Test(fit, the_chord_error_is_its_typical_size_not_a_bound)
     double ratio[40];
     for (unsigned seed = 1; seed <= 40; seed++) {
         way(-40e-6, 1000, seed);
-        double err, s = ts_fit_chord(t, y, N, &err);
+        double err, s = ts_fit_chord(t, y, N, &err, NULL);
         cr_assert(err > 0 && err < 1e-6, "an error of hundredths of a ppm for 1 ms of queueing over 190 s: %g", err);
         cr_assert_lt(fabs(s + 40e-6), 1e-6, "seed %u: %g ppm off", seed, (s + 40e-6) * 1e6);
         ratio[seed - 1] = fabs(s + 40e-6) / err;

@@ -170,19 +170,16 @@ static bool long_slope(const ts_rings_t *r, double *slope, double *err)
     }
     int mid = n / 2;
     double e1, e2, e3, e4;
-    double older = (ts_fit_chord(tu, yu, mid, &e1) - ts_fit_chord(td, yd, mid, &e2)) / 2;
-    double newer = (ts_fit_chord(tu + mid, yu + mid, n - mid, &e3)
-                    - ts_fit_chord(td + mid, yd + mid, n - mid, &e4)) / 2;
+    double older = (ts_fit_chord(tu, yu, mid, &e1, NULL) - ts_fit_chord(td, yd, mid, &e2, NULL)) / 2;
+    double newer = (ts_fit_chord(tu + mid, yu + mid, n - mid, &e3, NULL)
+                    - ts_fit_chord(td + mid, yd + mid, n - mid, &e4, NULL)) / 2;
     double halves_se = hypot(hypot(e1, e2), hypot(e3, e4)) / 2;
     if (bends(fabs(newer - older), halves_se))
         return false;
     if (ts_fit_too_few_runs(tu, yu, n, TS_TUNING.runs_z) || ts_fit_too_few_runs(td, yd, n, TS_TUNING.runs_z))
         return false;   /* a curve the halves do not show (a sinusoid's over about a period) */
-    ts_fit_hull_t hu, hd;
-    ts_fit_hull(tu, yu, 0, n, &hu);
-    ts_fit_hull(td, yd, 0, n, &hd);
     double eu, ed, spu, spd;
-    double su = ts_fit_chord_of(tu, yu, 0, n, &hu, &eu, &spu), sd = ts_fit_chord_of(td, yd, 0, n, &hd, &ed, &spd);
+    double su = ts_fit_chord(tu, yu, n, &eu, &spu), sd = ts_fit_chord(td, yd, n, &ed, &spd);
     bool alike;
     ts_rate_t rate = two_ways(su, eu, spu, sd, ed, spd, &alike);
     *slope = rate.rate;

@@ -178,11 +178,11 @@ double ts_fit_turn_error(const double *t, const double *up, const double *down, 
     return hypot(hypot(eu, ed) / 2, halves_se / 2);
 }
 
-double ts_fit_chord(const double *t, const double *y, int n, double *err)
+double ts_fit_chord(const double *t, const double *y, int n, double *err, double *spread)
 {
     ts_fit_hull_t hull;
     ts_fit_hull(t, y, 0, n, &hull);
-    return ts_fit_chord_of(t, y, 0, n, &hull, err, NULL);
+    return ts_fit_chord_of(t, y, 0, n, &hull, err, spread);
 }
 
 /* Two alike ways' drift's error: their chords' own, or how far the two

@@ -139,8 +139,10 @@ double ts_level_error95(const ts_level_t *l)
  * there were edges to test it against (the burst that starts a path). */
 bool ts_level_straddles(const ts_level_t *l, double server_step_us)
 {
+    if (!l->edges)
+        return false;
     double scale = sqrt((double) l->nways * l->gap_up * l->gap_down);
-    return l->edges && l->trip_over > fmax(server_step_us, TS_TUNING.straddle_z * scale);
+    return l->trip_over > fmax(server_step_us, TS_TUNING.straddle_z * scale);
 }
 
 /* How far below an edge a sample at local must sit to be a server step:
