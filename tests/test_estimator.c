@@ -668,6 +668,42 @@ Test(estimator, a_server_step_in_the_burst_that_starts_a_new_path_is_followed)
     }
 }
 
+/* A failover onto a longer route: each way 5 ms longer at 100 s, and the
+ * server's time step_us apart half a second later. Every round trip is
+ * then an outlier (10 ms over the filter's least, the limit 5 ms), and
+ * the rise rule waits for 6 in a row; but the way the step lowers sits
+ * below its edge by more than any queueing gives, so such an outlier is
+ * still tested against the edges, and two of them confirm the step.
+ * Rejected unseen, they left the clock the step off for 5.5 s
+ * (ticksync-accuracy --failover, seed 4242, draw 30: 12.6 s, where
+ * bimodal queueing made the rise rule wait for 10). */
+static void longer_then_step(double t, path_t *p)
+{
+    p->up_us = p->down_us = t >= 100e6 ? 25000 : 20000;
+    p->server_us = t >= 100.5e6 ? step_us : 0;
+}
+
+Test(estimator, a_step_as_the_route_grows_longer_is_followed_before_the_rises_end)
+{
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = { .rng = seed, .up_us = 20000, .down_us = 20000, .jitter_us = 1000, .drift = 30e-6,
+                     .clock_offset = 5 };
+        step_us = seed % 2 ? 20000 : -20000;
+        result_t r;
+        run(ts, &p, 120, 104, &r, longer_then_step);
+        ticksync_stats_t st;
+        ticksync_stats(ts, &st);
+        cr_assert_eq(st.path_resets, 1, "seed %d: one new path (%llu)", (int) seed,
+                     (unsigned long long) st.path_resets);
+        cr_assert_lt(r.max_err, 5000, "seed %d: within 5 ms from 3.5 s after the step: %.0f us", (int) seed,
+                     r.max_err);
+        cr_assert(r.bound_held, "seed %d", (int) seed);
+        cr_assert_eq(r.backwards, 0);
+        ticksync_destroy(&ts);
+    }
+}
+
 /* Two steps 8 s apart (-3 ms, then +100 ms): the samples after the first
  * read it again for drift_min_span, but the second is no error of the
  * first. Read as one, it moved the history before the first step by half
