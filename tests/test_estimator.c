@@ -704,6 +704,39 @@ Test(estimator, a_step_as_the_route_grows_longer_is_followed_before_the_rises_en
     }
 }
 
+/* A route 15 ms longer each way under bimodal queueing (30 % of messages
+ * 8 ms more each way): the filter holds clean samples, so its outlier
+ * limit, 5 ms, is what a rise is over, and the path's own queueing passes
+ * it half the time; 21 rises in a row would come by chance once in a
+ * million. The route's rises are all 30 ms over, which that queueing
+ * never passes: 6 make the new path, the least path_change_count. */
+static void both_longer_at_100s_watched(double t, path_t *p)
+{
+    p->up_us = p->down_us = t >= 100e6 ? 35000 : 20000;
+    ticksync_stats_t st;
+    ticksync_stats(failing, &st);
+    if (st.path_resets > 0 && new_path_at < 0)
+        new_path_at = t;
+}
+
+Test(estimator, a_run_of_rises_the_queueing_never_reaches_is_a_new_path_sooner)
+{
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = { .rng = seed, .up_us = 20000, .down_us = 20000, .jitter_us = 500, .jitter_kind = 3,
+                     .mode_us = 8000, .drift = 30e-6, .clock_offset = 5 };
+        failing = ts;
+        new_path_at = -1;
+        result_t r;
+        run(ts, &p, 140, 120, &r, both_longer_at_100s_watched);
+        cr_assert(new_path_at > 100e6 && new_path_at < 110e6, "seed %d: a new path within 10 s (%.1f s)", (int) seed,
+                  new_path_at / 1e6);
+        cr_assert_lt(r.max_err, 1000, "seed %d: %.0f us off", (int) seed, r.max_err);
+        cr_assert_eq(r.backwards, 0);
+        ticksync_destroy(&ts);
+    }
+}
+
 /* Two steps 8 s apart (-3 ms, then +100 ms): the samples after the first
  * read it again for drift_min_span, but the second is no error of the
  * first. Read as one, it moved the history before the first step by half

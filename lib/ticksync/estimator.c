@@ -52,7 +52,8 @@ struct ticksync_t {
     int      rises;                         /* samples in a row over the path-change threshold, */
     int      rises_needed;                  /* ... how many make a new path, */
     double   rise;                          /* ... and the threshold, as they were at the first, */
-    int64_t  rise_from;                     /* ... over the filter's least delay as it was then */
+    int64_t  rise_from;                     /* ... over the filter's least delay as it was then, */
+    double   run_least;                     /* ... and the run's least excess over it */
     bool     suspect;                       /* a sample below a way's edge waits for a second one */
     bool     suspect_shorter;               /* ... below both, as a shorter route would put it (else a step) */
     bool     suspect_outlier;               /* ... an outlier (below_an_edge), which only another confirms */
@@ -338,16 +339,20 @@ static void move_history(ticksync_t *self, int64_t at, const sample_t *a, const 
     ts_level_update(&self->level, &self->rings, &self->drift, self->since);   /* (outliers are not admitted) */
 }
 
-/* How many samples in a row over rise make a new path: path_change_count,
- * or more where the path's own queueing passes rise so often that so many
- * in a row would come by chance: the least k with p^k at most
- * TS_TUNING.rise_odds, p the share of the round trips over rise. A way up
+/* How many samples in a row over rise make a new path, where the least
+ * of them is least over the filter's least: path_change_count, or more
+ * where the path's own queueing passes least so often that so many in a
+ * row would come by chance: the least k with p^k at most
+ * TS_TUNING.rise_odds, p the share of the round trips over least (the
+ * chance that k of them all pass the least the run met). A way up
  * queueing 15 ms on average passes 20 ms a quarter of the time, six in a
- * row every hour or so; it takes 11. Counted before the rise's own
- * samples join the jitter. */
-static int rises_needed(const ticksync_t *self, double rise)
+ * row every hour or so; it takes 11. A route 36 ms longer under bimodal
+ * queueing whose second mode is 16 ms, a rise of 5.6 ms passed 45 % of
+ * the time, took 17 at that rise and takes 6 at the run's least (the
+ * failover draw 115 of seed 4242). */
+static int rises_needed(const ticksync_t *self, double least)
 {
-    double p = ts_jitter_share_over(&self->jitter, rise), chance = 1;
+    double p = ts_jitter_share_over(&self->jitter, least), chance = 1;
     int k = 0;
     while (k < self->cfg.path_change_count || (chance > TS_TUNING.rise_odds && k < TS_TUNING.rises_max)) {
         chance *= p;
@@ -410,18 +415,22 @@ static bool still_a_step(const ticksync_t *self, const sample_t *s)
  * rejected, and the clock stayed on the old path's for good. A
  * run's rises are over the least as it was at its first: the new
  * route's admitted samples fill the filter in filter_size, and a
- * run that needs more would otherwise end there and never finish. */
+ * run that needs more would otherwise end there and never finish. How
+ * many it needs is read again as the run's least excess falls. */
 static void count_rise(ticksync_t *self, const sample_t *s)
 {
     if (self->rises == 0) {
         self->rise = fmin((double) self->cfg.path_change_us, dev_limit(self));
         self->rise_from = filter_min_delay(self);
     }
-    if ((double) (s->delay - self->rise_from) <= self->rise) {
+    double excess = (double) (s->delay - self->rise_from);
+    if (excess <= self->rise) {
         self->rises = 0;
     } else {
-        if (self->rises++ == 0)   /* the run's first: how long it must be, read once */
-            self->rises_needed = rises_needed(self, self->rise);
+        if (self->rises++ == 0 || excess < self->run_least) {   /* how long it must be, read as its least falls */
+            self->run_least = excess;
+            self->rises_needed = rises_needed(self, excess);
+        }
         if (self->rises >= self->rises_needed)
             reset_filter(self, s->local);
     }
