@@ -103,6 +103,13 @@ Test(fit, order_statistics)
     cr_assert(isinf(ts_fit_spacing(least, 1)), "one value has no spacing");
     const double close[] = { 5, 5.1, 5.2 };
     cr_assert_float_eq(ts_fit_spacing(close, 3), 1, 1e-12, "at least 1 µs: the clocks' resolution");
+    /* the median gap: one gap that spans a step (25 ms) leaves it */
+    const double stepped[] = { 100, 25100, 25300, 25400, 25800 };
+    cr_assert_float_eq(ts_fit_spacing(stepped, 5), 6425, 1e-9);
+    cr_assert_float_eq(ts_fit_median_gap(stepped, 5), 300, 1e-9, "gaps 25000, 200, 100, 400");
+    cr_assert_float_eq(ts_fit_median_gap(stepped + 1, 3), 150, 1e-9, "gaps 200, 100");
+    cr_assert(isinf(ts_fit_median_gap(stepped, 1)));
+    cr_assert_float_eq(ts_fit_median_gap(close, 3), 1, 1e-12, "at least 1 µs");
 }
 
 Test(fit, two_alike_ways_err_by_their_chords_or_their_disagreement)

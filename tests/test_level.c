@@ -110,9 +110,14 @@ Test(level, the_95_point_covers_about_95_percent)
 /* Edges that straddle a server step no test saw: 8 ways before a step of
  * 50 ms and 8 after, fed as one history, give the way up's edge from one
  * side and the way down's from the other, and their sum sits the step
- * below every round trip. Without a step, over 200 draws of exponential
- * queueing of 0.3-3 ms each way and 8-120 ways, the least round trip
- * never sits that far above the edges' sum. */
+ * below every round trip. So do one way before a step of 25 ms and 20
+ * after, under 2 ms of queueing, where the gaps between the lowered
+ * way's least measurements were read with the step in them: its mean
+ * gap is a quarter of the step, and the scale then 7 times what the
+ * median gap gives (the failover draw 34 of seed 4242, whose path
+ * started over 2 s before its step). Without a step, over 200 draws of
+ * exponential queueing of 0.3-3 ms each way and 8-120 ways, the least
+ * round trip never sits that far above the edges' sum. */
 Test(level, edges_that_straddle_a_step_are_told)
 {
     for (unsigned seed = 1; seed <= 200; seed++) {
@@ -125,6 +130,11 @@ Test(level, edges_that_straddle_a_step_are_told)
         feed(0, 8, 20000, 20000, 1000, 5000, 0.5);
         feed(8, 16, 20000, 20000, 1000, 5000 + (seed % 2 ? 50000 : -50000), 0.5);
         cr_assert(ts_level_straddles(&l, 4000), "seed %u: %.0f us over the edges' sum", seed, l.trip_over);
+        start(0.5, seed);
+        feed(0, 1, 20000, 20000, 2000, 5000, 0.5);
+        feed(1, 21, 20000, 20000, 2000, 5000 + (seed % 2 ? 25000 : -25000), 0.5);
+        cr_assert(ts_level_straddles(&l, 4000), "seed %u, one way before: %.0f us over the edges' sum, scale %.0f",
+                  seed, l.trip_over, l.trip_scale);
     }
 }
 

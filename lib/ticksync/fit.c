@@ -71,6 +71,22 @@ double ts_fit_spacing(const double *least, int k)
     return k > 1 ? fmax((least[k - 1] - least[0]) / (k - 1), 1) : INFINITY;
 }
 
+/* The median gap between the k least values: a spacing that one gap
+ * does not move, where one of them spans a server step. */
+double ts_fit_median_gap(const double *least, int k)
+{
+    double gap[TS_FIT_EDGE_K];
+    int n = 0;
+    for (int i = 1; i < k; i++) {
+        double g = least[i] - least[i - 1];
+        int j = n++;
+        for (; j > 0 && gap[j - 1] > g; j--)
+            gap[j] = gap[j - 1];
+        gap[j] = g;
+    }
+    return n > 0 ? fmax((gap[(n - 1) / 2] + gap[n / 2]) / 2, 1) : INFINITY;
+}
+
 /* The k-th least of v[0..n) (v is reordered): the value sorting would put
  * at k, without sorting. Quickselect, each round's pivot the median of its
  * first, middle and last, partitioned without a branch on the values

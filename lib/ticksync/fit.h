@@ -89,5 +89,8 @@ static inline void ts_fit_keep_least(double *least, int *k, double r)
  * the spacing of the order statistics at the bottom, 1 / (n × the density
  * there), about how far the least sits above the true edge. */
 double ts_fit_spacing(const double *least, int k);
+/* The median gap between the k least values (at least 1), INFINITY below
+ * 2: the spacing as one gap, which may span a server step, leaves it. */
+double ts_fit_median_gap(const double *least, int k);
 
 #endif

@@ -65,7 +65,7 @@ static void from_ways(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, i
     l->gap_down = ts_fit_spacing(downs, ndown);
     l->edge_span = ref - ts_rings_local(r, ts_rings_way(r, first)->local);
     l->trip_over = trip - (ups[0] + downs[0]);
-    l->nways = r->nways - first;
+    l->trip_scale = sqrt((double) (r->nways - first) * ts_fit_median_gap(ups, nup) * ts_fit_median_gap(downs, ndown));
     l->edges = true;
 }
 
@@ -136,13 +136,16 @@ double ts_level_error95(const ts_level_t *l)
  * √(n gap_up gap_down). A server step of S between the samples that gave
  * the two edges puts their sum S below every round trip: edges that
  * straddle a step no test saw, which happens where the step came before
- * there were edges to test it against (the burst that starts a path). */
+ * there were edges to test it against (the burst that starts a path).
+ * Each gap is read there as the median of the 4 between a way's 5 least
+ * (trip_scale): with the lowered way's least from before the step and
+ * the rest after, one of them is the step, and their mean read the scale
+ * 7 times wider for one sample before a 25 ms step (test_level). */
 bool ts_level_straddles(const ts_level_t *l, double server_step_us)
 {
     if (!l->edges)
         return false;
-    double scale = sqrt((double) l->nways * l->gap_up * l->gap_down);
-    return l->trip_over > fmax(server_step_us, TS_TUNING.straddle_z * scale);
+    return l->trip_over > fmax(server_step_us, TS_TUNING.straddle_z * l->trip_scale);
 }
 
 /* How far below an edge a sample at local must sit to be a server step:
