@@ -60,9 +60,10 @@ typedef struct {
     int     path_change_count;   /* ... in this many samples in a row resets the filter, or more where the
                                     path's own queueing passes the rise often (6) */
     int     synced_samples;      /* accepted samples before the clock counts as synced (4) */
-    int64_t server_step_us;      /* a sample this far below one way's lower edge, its round trip as usual, is
-                                    the server's time stepping (2 in a row with one size: the step); less far
-                                    once the model's own error of the edges is less, down to 0.5 ms (4000) */
+    int64_t server_step_us;      /* a sample this far below one way's lower edge, above the other's, is the
+                                    server's time stepping (2 in a row with one size: the step; an outlier's
+                                    round trip too, paired with another); less far once the model's own
+                                    error of the edges is less, down to 0.5 ms (4000) */
     int64_t resume_gap_us;       /* ticksync_now asked after this long, and 8 times its usual gap, is a
                                     resume (2000000) */
     int64_t interval_max_us;     /* the interval doubles up to this while the clock's rate is steady and it
@@ -75,7 +76,8 @@ typedef enum {
     TICKSYNC_ACCEPTED = 0,
     TICKSYNC_REJECTED_BAD,       /* negative round trip: timestamps that cannot be */
     TICKSYNC_REJECTED_RTT,       /* over max_rtt_us */
-    TICKSYNC_REJECTED_DEV,       /* over the delay-deviation ratio */
+    TICKSYNC_REJECTED_DEV,       /* over the delay-deviation ratio: never admitted, though still read for
+                                    a server step where one way is below its edge */
 } ticksync_verdict_t;
 
 typedef struct {
