@@ -71,8 +71,8 @@ double ts_fit_spacing(const double *least, int k)
     return k > 1 ? fmax((least[k - 1] - least[0]) / (k - 1), 1) : INFINITY;
 }
 
-/* The median gap between the k least values: a spacing that one gap
- * does not move, where one of them spans a server step. */
+/* The median gap between the k least values (fit.h), the k - 1 gaps
+ * sorted by insertion as they are read. */
 double ts_fit_median_gap(const double *least, int k)
 {
     double gap[TS_FIT_EDGE_K];

@@ -90,7 +90,8 @@ static inline void ts_fit_keep_least(double *least, int *k, double r)
  * there), about how far the least sits above the true edge. */
 double ts_fit_spacing(const double *least, int k);
 /* The median gap between the k least values (at least 1), INFINITY below
- * 2: the spacing as one gap, which may span a server step, leaves it. */
+ * 2: a spacing that one wide gap (one that spans a server step) does not
+ * move. */
 double ts_fit_median_gap(const double *least, int k);
 
 #endif
