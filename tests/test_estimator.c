@@ -625,6 +625,18 @@ Test(estimator, a_server_step_under_bimodal_jitter_is_detected)
     check_step_taken(p, 100000, 5000);
 }
 
+static ticksync_t *failing;
+static double new_path_at;
+
+/* Notes in new_path_at the true time failing first started a new path. */
+static void watch_new_path(double t)
+{
+    ticksync_stats_t st;
+    ticksync_stats(failing, &st);
+    if (st.path_resets > 0 && new_path_at < 0)
+        new_path_at = t;
+}
+
 /* A failover: the session moves to another host, reached by a route 5 ms
  * shorter each way, whose time is step_us apart; the step lands 0.25 s
  * after the clock starts the new path, inside the burst that gives its
@@ -634,16 +646,11 @@ Test(estimator, a_server_step_under_bimodal_jitter_is_detected)
  * over from the step's side (ts_level_straddles), where the edges once
  * put the level half the step off until the window forgot the old side
  * (80 s at 2 s, ticksync-accuracy's 2027 draw 97). */
-static ticksync_t *failing;
-static double new_path_at;
 static void failover_at_100s(double t, path_t *p)
 {
     if (t >= 100e6)
         p->up_us = p->down_us = 15000;
-    ticksync_stats_t st;
-    ticksync_stats(failing, &st);
-    if (st.path_resets > 0 && new_path_at < 0)
-        new_path_at = t;
+    watch_new_path(t);
     p->server_us = new_path_at >= 0 && t >= new_path_at + 250e3 ? step_us : 0;
 }
 
@@ -713,10 +720,7 @@ Test(estimator, a_step_as_the_route_grows_longer_is_followed_before_the_rises_en
 static void both_longer_at_100s_watched(double t, path_t *p)
 {
     p->up_us = p->down_us = t >= 100e6 ? 35000 : 20000;
-    ticksync_stats_t st;
-    ticksync_stats(failing, &st);
-    if (st.path_resets > 0 && new_path_at < 0)
-        new_path_at = t;
+    watch_new_path(t);
 }
 
 Test(estimator, a_run_of_rises_the_queueing_never_reaches_is_a_new_path_sooner)
