@@ -639,6 +639,45 @@ static void watch_new_path(double t)
         new_path_at = t;
 }
 
+static double failover_route_us, failover_lag_us;
+
+/* At 100 s the route becomes failover_route_us each way, and the server's
+ * time step_us apart failover_lag_us after the clock starts the new path. */
+static void failover_at_100s(double t, path_t *p)
+{
+    if (t >= 100e6)
+        p->up_us = p->down_us = failover_route_us;
+    watch_new_path(t);
+    p->server_us = new_path_at >= 0 && t >= new_path_at + failover_lag_us ? step_us : 0;
+}
+
+/* The failover over 8 seeds of path, onto a route of route_us each way,
+ * a step of +step, then -step, lag_us into the new path: the new route a
+ * new path before new_path_by_s, the clock within 5 ms from converge_s on. */
+static void check_failover(path_t path, double route_us, double lag_us, double step, double new_path_by_s,
+                           double converge_s)
+{
+    failover_route_us = route_us;
+    failover_lag_us = lag_us;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = path;
+        p.rng = seed;
+        failing = ts;
+        new_path_at = -1;
+        step_us = seed % 2 ? step : -step;
+        result_t r;
+        run(ts, &p, 200, converge_s, &r, failover_at_100s);
+        cr_assert(new_path_at > 100e6 && new_path_at < new_path_by_s * 1e6,
+                  "seed %d: the shorter route is a new path (%.1f s)", (int) seed, new_path_at / 1e6);
+        cr_assert_lt(r.max_err, 5000, "seed %d: within 5 ms from %.0f s after the failover: %.0f us", (int) seed,
+                     converge_s - 100, r.max_err);
+        cr_assert(r.bound_held, "seed %d", (int) seed);
+        cr_assert_eq(r.backwards, 0);
+        ticksync_destroy(&ts);
+    }
+}
+
 /* A failover: the session moves to another host, reached by a route 5 ms
  * shorter each way, whose time is step_us apart; the step lands 0.25 s
  * after the clock starts the new path, inside the burst that gives its
@@ -648,33 +687,11 @@ static void watch_new_path(double t)
  * over from the step's side (ts_level_straddles), where the edges once
  * put the level half the step off until the window forgot the old side
  * (80 s at 2 s, ticksync-accuracy's 2027 draw 97). */
-static void failover_at_100s(double t, path_t *p)
-{
-    if (t >= 100e6)
-        p->up_us = p->down_us = 15000;
-    watch_new_path(t);
-    p->server_us = new_path_at >= 0 && t >= new_path_at + 250e3 ? step_us : 0;
-}
-
 Test(estimator, a_server_step_in_the_burst_that_starts_a_new_path_is_followed)
 {
-    for (uint64_t seed = 1; seed <= 8; seed++) {
-        ticksync_t *ts = clock_with(1000000, 0.5);
-        path_t p = { .rng = seed, .up_us = 20000, .down_us = 20000, .jitter_us = 1000, .jitter_kind = 1,
-                     .drift = 30e-6, .clock_offset = 5 };
-        failing = ts;
-        new_path_at = -1;
-        step_us = seed % 2 ? 80000 : -80000;
-        result_t r;
-        run(ts, &p, 200, 108, &r, failover_at_100s);
-        cr_assert(new_path_at > 100e6 && new_path_at < 102e6, "seed %d: the shorter route is a new path (%.1f s)",
-                  (int) seed, new_path_at / 1e6);
-        cr_assert_lt(r.max_err, 5000, "seed %d: within 5 ms from 8 s after the failover: %.0f us", (int) seed,
-                     r.max_err);
-        cr_assert(r.bound_held, "seed %d", (int) seed);
-        cr_assert_eq(r.backwards, 0);
-        ticksync_destroy(&ts);
-    }
+    path_t p = { .up_us = 20000, .down_us = 20000, .jitter_us = 1000, .jitter_kind = 1, .drift = 30e-6,
+                 .clock_offset = 5 };
+    check_failover(p, 15000, 250e3, 80000, 102, 108);
 }
 
 /* The same failover under log-normal queueing (a median of 6 ms each
@@ -688,33 +705,11 @@ Test(estimator, a_server_step_in_the_burst_that_starts_a_new_path_is_followed)
  * own, the path's first ways are tested against those, and two sit
  * below one by clearly more than those edges' error: the path starts
  * over from the step's side. */
-static void failover_queued_at_100s(double t, path_t *p)
-{
-    if (t >= 100e6)
-        p->up_us = p->down_us = 40000;
-    watch_new_path(t);
-    p->server_us = new_path_at >= 0 && t >= new_path_at + 350e3 ? step_us : 0;
-}
-
 Test(estimator, a_step_in_the_burst_under_heavy_queueing_is_followed_once_the_ways_after_it_give_edges)
 {
-    for (uint64_t seed = 1; seed <= 8; seed++) {
-        ticksync_t *ts = clock_with(1000000, 0.5);
-        path_t p = { .rng = seed, .up_us = 60000, .down_us = 60000, .jitter_us = 6000, .jitter_kind = 4,
-                     .drift = 30e-6, .clock_offset = 5 };
-        failing = ts;
-        new_path_at = -1;
-        step_us = seed % 2 ? 25000 : -25000;
-        result_t r;
-        run(ts, &p, 200, 130, &r, failover_queued_at_100s);
-        cr_assert(new_path_at > 100e6 && new_path_at < 105e6, "seed %d: the shorter route is a new path (%.1f s)",
-                  (int) seed, new_path_at / 1e6);
-        cr_assert_lt(r.max_err, 5000, "seed %d: within 5 ms from 30 s after the failover: %.0f us", (int) seed,
-                     r.max_err);
-        cr_assert(r.bound_held, "seed %d", (int) seed);
-        cr_assert_eq(r.backwards, 0);
-        ticksync_destroy(&ts);
-    }
+    path_t p = { .up_us = 60000, .down_us = 60000, .jitter_us = 6000, .jitter_kind = 4, .drift = 30e-6,
+                 .clock_offset = 5 };
+    check_failover(p, 40000, 350e3, 25000, 105, 130);
 }
 
 /* A failover onto a longer route: each way 5 ms longer at 100 s, and the

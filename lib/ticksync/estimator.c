@@ -311,6 +311,14 @@ static double agreement(const ticksync_t *self, double excess_a, double excess_b
     return (double) self->cfg.server_step_us + (fmax(excess_a, 0) + fmax(excess_b, 0)) / 2;
 }
 
+/* Whether a step read as step, off by at most half its queueing excess,
+ * is clear of what the model gives: the least it can be over clear_k
+ * step limits (still_a_step, first_ways_stepped). */
+static bool clear_step(double step, double excess, double limit)
+{
+    return fabs(step) - fmax(excess, 0) / 2 > TS_TUNING.clear_k * limit;
+}
+
 /* s waits for a second sample: a step of step (its queueing excess), or a
  * shorter route. */
 static void hold(ticksync_t *self, const sample_t *s, double step, double excess, bool shorter)
@@ -407,9 +415,9 @@ static void note_predicted(ticksync_t *self, const sample_t *s)
 static bool still_a_step(const ticksync_t *self, const sample_t *s)
 {
     double agree = agreement(self, self->suspect_excess, 0);
-    double size = fabs(self->suspect_step), least = size - fmax(self->suspect_excess, 0) / 2;
+    double size = fabs(self->suspect_step);
     if (self->suspect_shorter || self->suspect_outlier || self->suspect_waits >= TS_TUNING.step_waits
-        || least <= TS_TUNING.clear_k * self->suspect_limit)
+        || !clear_step(self->suspect_step, self->suspect_excess, self->suspect_limit))
         return false;
     double r_up, r_down;
     ts_level_residuals(&self->level, s, &r_up, &r_down);
@@ -490,8 +498,7 @@ static bool first_ways_stepped(const ticksync_t *self)
                        .offset = (double) w->up - f * delay + r->origin_offset,
                        .delay = (int64_t) llround(delay) };
         if (ts_level_against(&later, &self->drift, &s, server_step, &step, &excess) != TS_EDGES_STEPPED
-            || fabs(step) - fmax(excess, 0) / 2
-                   <= TS_TUNING.clear_k * ts_level_step_limit(&later, &self->drift, s.local, server_step)) {
+            || !clear_step(step, excess, ts_level_step_limit(&later, &self->drift, s.local, server_step))) {
             held = false;
             continue;
         }
