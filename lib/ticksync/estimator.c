@@ -511,6 +511,17 @@ static bool first_ways_stepped(const ticksync_t *self)
     return false;
 }
 
+/* Whether the path's first ways are still to be tested (first_ways_stepped)
+ * and the edges give cause: the least round trip over their sum by more
+ * than a step that matters, which the straddle test has not yet told from
+ * queueing. The ways the test waits for are then asked at the burst's
+ * pace. */
+static bool first_ways_doubtful(const ticksync_t *self)
+{
+    return self->since == INT64_MIN && self->level.edges && self->rings.nways < 2 * TS_TUNING.ways_min
+           && self->level.trip_over > (double) self->cfg.server_step_us;
+}
+
 /* An accepted sample, against the ways' edges: admitted, held for a
  * second one (a step, a shorter route), taken with the one held, or
  * dropped while a clear step waits. */
@@ -758,7 +769,7 @@ void ticksync_sent(ticksync_t *self, int64_t local)
  * and a burst of losses several. */
 int64_t ticksync_next_sync(const ticksync_t *self)
 {
-    return ts_poll_next(&self->poll, ticksync_synced(self) && !self->suspect);
+    return ts_poll_next(&self->poll, ticksync_synced(self) && !self->suspect && !first_ways_doubtful(self));
 }
 
 void ticksync_stats(const ticksync_t *self, ticksync_stats_t *out)
