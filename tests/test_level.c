@@ -130,6 +130,7 @@ Test(level, edges_that_straddle_a_step_are_told)
         feed(0, 8, 20000, 20000, 1000, 5000, 0.5);
         feed(8, 16, 20000, 20000, 1000, 5000 + (seed % 2 ? 50000 : -50000), 0.5);
         cr_assert(ts_level_straddles(&l, 4000), "seed %u: %.0f us over the edges' sum", seed, l.trip_over);
+        cr_assert(ts_level_in_doubt(&l, 4000), "what straddles is in doubt");
         start(0.5, seed);
         feed(0, 1, 20000, 20000, 2000, 5000, 0.5);
         feed(1, 21, 20000, 20000, 2000, 5000 + (seed % 2 ? 25000 : -25000), 0.5);

@@ -512,14 +512,12 @@ static bool first_ways_stepped(const ticksync_t *self)
 }
 
 /* Whether the path's first ways are still to be tested (first_ways_stepped)
- * and the edges give cause: the least round trip over their sum by more
- * than a step that matters, which the straddle test has not yet told from
- * queueing. The ways the test waits for are then asked at the burst's
- * pace. */
+ * and the edges may straddle a step (ts_level_in_doubt). The ways the
+ * test waits for are then asked at the burst's pace. */
 static bool first_ways_doubtful(const ticksync_t *self)
 {
-    return self->since == INT64_MIN && self->level.edges && self->rings.nways < 2 * TS_TUNING.ways_min
-           && self->level.trip_over > (double) self->cfg.server_step_us;
+    return self->since == INT64_MIN && self->rings.nways < 2 * TS_TUNING.ways_min
+           && ts_level_in_doubt(&self->level, (double) self->cfg.server_step_us);
 }
 
 /* An accepted sample, against the ways' edges: admitted, held for a

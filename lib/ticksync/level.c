@@ -141,11 +141,14 @@ double ts_level_error95(const ts_level_t *l)
  * (trip_scale): with the lowered way's least from before the step and
  * the rest after, one of them is the step, and their mean read the scale
  * 7 times wider for one sample before a 25 ms step (test_level). */
+bool ts_level_in_doubt(const ts_level_t *l, double server_step_us)
+{
+    return l->edges && l->trip_over > server_step_us;
+}
+
 bool ts_level_straddles(const ts_level_t *l, double server_step_us)
 {
-    if (!l->edges)
-        return false;
-    return l->trip_over > fmax(server_step_us, TS_TUNING.straddle_z * l->trip_scale);
+    return ts_level_in_doubt(l, server_step_us) && l->trip_over > TS_TUNING.straddle_z * l->trip_scale;
 }
 
 /* How far below an edge a sample at local must sit to be a server step:

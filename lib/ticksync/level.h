@@ -72,11 +72,15 @@ double ts_level_step_limit(const ts_level_t *l, const ts_drift_t *d, int64_t loc
  * (*step: how far the server's time moved, + forward; *excess: the
  * sample's queueing, which *step may be off by). A round trip shorter by
  * more than that: a shorter route. Held while there are no edges. */
+ts_edges_t ts_level_against(const ts_level_t *l, const ts_drift_t *d, const ts_sample_t *s, double server_step_us,
+                            double *step, double *excess);
 /* Whether the edges straddle a server step: the ways' least round trip
  * is above the edges' sum by more than server_step_us and than
  * TS_TUNING.straddle_z times the scale queueing gives it. */
 bool ts_level_straddles(const ts_level_t *l, double server_step_us);
-ts_edges_t ts_level_against(const ts_level_t *l, const ts_drift_t *d, const ts_sample_t *s, double server_step_us,
-                            double *step, double *excess);
+/* Whether the edges may straddle a step, which ts_level_straddles has not
+ * yet told from queueing: the least round trip above the edges' sum by
+ * more than server_step_us. */
+bool ts_level_in_doubt(const ts_level_t *l, double server_step_us);
 
 #endif
