@@ -440,12 +440,17 @@ static void up_shorter_at_60s(double t, path_t *p)
  * what the route saved, so two such samples in a row are rare, but every
  * sample's way up is below the old edge, which a step or a bend would
  * not leave with the round trip short. A sample shorter than the edges
- * allow, next to one below an edge, starts the path over. Under the rule
- * before (two shorter ones in a row) two of these six runs never took the
- * new route, its samples pulling the old path's edges instead. */
+ * allow, next to one below an edge, starts the path over. In the
+ * timestamps one way shorter under heavy queueing on the other can also
+ * look like a server step, so this is a share over 200 runs, not every
+ * run: at 2026-11-28 (a80657a) 152-168 of each 200 of runs 1-1000 took
+ * the new path with no step and ended within 250 us; with the test
+ * against a shorter round trip taken out, 2 of runs 1-200 did (p50 of
+ * their worst error 2.7 ms). */
 Test(estimator, a_shorter_route_is_taken_when_the_other_way_queues)
 {
-    for (uint64_t rng = 1; rng <= 6; rng++) {
+    int taken = 0;
+    for (uint64_t rng = 1; rng <= 200; rng++) {
         path_t p = { .rng = rng, .up_us = 50000, .down_us = 30000, .jitter_us = 8000, .jitter_kind = 2,
                      .clock_offset = 1000 };
         ticksync_t *ts = clock_with(1000000, 0.5);
@@ -453,13 +458,12 @@ Test(estimator, a_shorter_route_is_taken_when_the_other_way_queues)
         run(ts, &p, 180, 120, &r, up_shorter_at_60s);
         ticksync_stats_t st;
         ticksync_stats(ts, &st);
-        cr_assert_geq(st.path_resets, 1, "run %llu: the new route is a new path", (unsigned long long) rng);
-        cr_assert_eq(st.server_steps, 0, "run %llu: no server step", (unsigned long long) rng);
-        cr_assert_lt(r.max_err, 250, "run %llu: %.0f us", (unsigned long long) rng, r.max_err);
-        cr_assert(r.bound_held);
+        taken += st.path_resets >= 1 && st.server_steps == 0 && r.max_err < 250;
+        cr_assert(r.bound_held, "run %llu: the bound held", (unsigned long long) rng);
         cr_assert_eq(r.backwards, 0);
         ticksync_destroy(&ts);
     }
+    cr_assert_geq(taken, 140, "%d of 200 runs took the new route and ended within 250 us", taken);
 }
 
 /* 50 ppm, then both ways 25 ms longer at 300 s: the path changed, the
