@@ -136,6 +136,14 @@ static double p99(result_t *r)
     return r->nerrs ? r->errs[(r->nerrs * 99) / 100] : 0;
 }
 
+/* The median of v[0..n) (reordered): the figure a test over many runs
+ * holds, where one run's may fall anywhere in their spread. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t) n, sizeof v[0], cmp_double);
+    return (v[(n - 1) / 2] + v[n / 2]) / 2;
+}
+
 static ticksync_t *clock_with(int64_t interval_us, double up_fraction)
 {
     ticksync_config_t c;
@@ -246,22 +254,29 @@ Test(estimator, a_way_that_queues_does_not_hide_the_drift_the_clean_way_shows)
 
 /* A way up queueing 25 ms on average passes path_change_us (20 ms) 45 %
  * of the time, so 6 samples in a row over it come every few minutes: a
- * rise the path's own queueing reaches is no new path (with the outlier
- * limit as the rise, this clock started over twice in 20 minutes). */
+ * rise the path's own queueing reaches is no new path. Over runs 1-200
+ * (2026-11-28, a80657a) 0-2 of each 20 started over in 20 minutes, and
+ * every p99 was under 1 ms (one of runs 2001-2020 was 1.13 ms); with
+ * path_change_count rises always enough, 95 of runs 1-100 did. */
 Test(estimator, a_heavily_queued_way_is_no_new_path)
 {
-    ticksync_t *ts = clock_with(1000000, 0.5);
-    path_t p = { .rng = 17, .up_us = 20000, .down_us = 20000, .jitter_us = 500, .up_queue_us = 25000,
-                 .drift = 15e-6, .clock_offset = 7 };
-    result_t r;
-    run(ts, &p, 1200, 120, &r, NULL);
-    ticksync_stats_t st;
-    ticksync_stats(ts, &st);
-    cr_assert_eq(st.path_resets, 0, "%llu path resets", (unsigned long long) st.path_resets);
-    cr_assert_lt(p99(&r), 1000, "p99 %.0f us", p99(&r));
-    cr_assert(r.bound_held);
-    cr_assert_eq(r.backwards, 0);
-    ticksync_destroy(&ts);
+    int kept = 0, within = 0;
+    for (uint64_t rng = 1; rng <= 20; rng++) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = { .rng = rng, .up_us = 20000, .down_us = 20000, .jitter_us = 500, .up_queue_us = 25000,
+                     .drift = 15e-6, .clock_offset = 7 };
+        result_t r;
+        run(ts, &p, 1200, 120, &r, NULL);
+        ticksync_stats_t st;
+        ticksync_stats(ts, &st);
+        kept += st.path_resets == 0;
+        within += p99(&r) < 1000;
+        cr_assert(r.bound_held, "run %llu", (unsigned long long) rng);
+        cr_assert_eq(r.backwards, 0);
+        ticksync_destroy(&ts);
+    }
+    cr_assert_geq(kept, 17, "%d of 20 runs kept their path", kept);
+    cr_assert_geq(within, 19, "%d of 20 runs within 1 ms at p99", within);
 }
 
 Test(estimator, asymmetric_path_error_is_half_the_difference_unless_told)
@@ -655,15 +670,17 @@ static void failover_at_100s(double t, path_t *p)
     p->server_us = new_path_at >= 0 && t >= new_path_at + failover_lag_us ? step_us : 0;
 }
 
-/* The failover over 8 seeds of path, onto a route of route_us each way,
- * a step of +step, then -step, lag_us into the new path: the new route a
- * new path before new_path_by_s, the clock within 5 ms from converge_s on. */
+/* The failover over runs 1-100 of path, onto a route of route_us each
+ * way, a step of +step, then -step, lag_us into the new path: in at least
+ * least of them the new route a new path before new_path_by_s and the
+ * clock within 5 ms from converge_s on; the bound held in all. */
 static void check_failover(path_t path, double route_us, double lag_us, double step, double new_path_by_s,
-                           double converge_s)
+                           double converge_s, int least)
 {
     failover_route_us = route_us;
     failover_lag_us = lag_us;
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+    int followed = 0;
+    for (uint64_t seed = 1; seed <= 100; seed++) {
         ticksync_t *ts = clock_with(1000000, 0.5);
         path_t p = path;
         p.rng = seed;
@@ -672,14 +689,13 @@ static void check_failover(path_t path, double route_us, double lag_us, double s
         step_us = seed % 2 ? step : -step;
         result_t r;
         run(ts, &p, 200, converge_s, &r, failover_at_100s);
-        cr_assert(new_path_at > 100e6 && new_path_at < new_path_by_s * 1e6,
-                  "seed %d: the shorter route is a new path (%.1f s)", (int) seed, new_path_at / 1e6);
-        cr_assert_lt(r.max_err, 5000, "seed %d: within 5 ms from %.0f s after the failover: %.0f us", (int) seed,
-                     converge_s - 100, r.max_err);
+        followed += new_path_at > 100e6 && new_path_at < new_path_by_s * 1e6 && r.max_err < 5000;
         cr_assert(r.bound_held, "seed %d", (int) seed);
         cr_assert_eq(r.backwards, 0);
         ticksync_destroy(&ts);
     }
+    cr_assert_geq(followed, least, "%d of 100 runs took the new path by %.0f s and were within 5 ms from %.0f s",
+                  followed, new_path_by_s, converge_s);
 }
 
 /* A failover: the session moves to another host, reached by a route 5 ms
@@ -695,7 +711,7 @@ Test(estimator, a_server_step_in_the_burst_that_starts_a_new_path_is_followed)
 {
     path_t p = { .up_us = 20000, .down_us = 20000, .jitter_us = 1000, .jitter_kind = 1, .drift = 30e-6,
                  .clock_offset = 5 };
-    check_failover(p, 15000, 250e3, 80000, 102, 108);
+    check_failover(p, 15000, 250e3, 80000, 102, 108, 97);   /* runs 1-200 (a80657a): all */
 }
 
 /* The same failover under log-normal queueing (a median of 6 ms each
@@ -710,13 +726,15 @@ Test(estimator, a_server_step_in_the_burst_that_starts_a_new_path_is_followed)
  * below one by clearly more than those edges' error: the path starts
  * over from the step's side. The least round trip sits over the edges'
  * sum by more than server_step_us meanwhile, so those ways are asked at
- * the burst's pace: within 5 ms 8 s after the failover (at a second each,
- * 12 s was 11.9-13.1 ms off in two seeds, and 15 s was within). */
+ * the burst's pace: within 5 ms 8 s after the failover. Of runs 1-600
+ * (2026-11-28, a80657a), 94-99 of each 100 were; without the first
+ * ways' test and their pace, 19 of runs 1-200 (p50 of the worst error
+ * 12.4 ms). */
 Test(estimator, a_step_in_the_burst_under_heavy_queueing_is_followed_once_the_ways_after_it_give_edges)
 {
     path_t p = { .up_us = 60000, .down_us = 60000, .jitter_us = 6000, .jitter_kind = 4, .drift = 30e-6,
                  .clock_offset = 5 };
-    check_failover(p, 40000, 350e3, 25000, 105, 108);
+    check_failover(p, 40000, 350e3, 25000, 105, 108, 85);
 }
 
 /* A failover onto a longer route: each way 5 ms longer at 100 s, and the
@@ -760,7 +778,10 @@ Test(estimator, a_step_as_the_route_grows_longer_is_followed_before_the_rises_en
  * limit, 5 ms, is what a rise is over, and the path's own queueing passes
  * it half the time; 21 rises in a row would come by chance once in a
  * million. The route's rises are all 30 ms over, which that queueing
- * never passes: 6 make the new path, the least path_change_count. */
+ * never passes: 6 make the new path, the least path_change_count. Of
+ * runs 1-1000 (2026-11-28, a80657a), 187-189 of each 200 took it within
+ * 10 s; with how many are needed read at the rise's threshold rather
+ * than at the run's least, 156-166. */
 static void both_longer_at_100s_watched(double t, path_t *p)
 {
     p->up_us = p->down_us = t >= 100e6 ? 35000 : 20000;
@@ -769,7 +790,8 @@ static void both_longer_at_100s_watched(double t, path_t *p)
 
 Test(estimator, a_run_of_rises_the_queueing_never_reaches_is_a_new_path_sooner)
 {
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+    int sooner = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
         ticksync_t *ts = clock_with(1000000, 0.5);
         path_t p = { .rng = seed, .up_us = 20000, .down_us = 20000, .jitter_us = 500, .jitter_kind = 3,
                      .mode_us = 8000, .drift = 30e-6, .clock_offset = 5 };
@@ -777,19 +799,21 @@ Test(estimator, a_run_of_rises_the_queueing_never_reaches_is_a_new_path_sooner)
         new_path_at = -1;
         result_t r;
         run(ts, &p, 140, 120, &r, both_longer_at_100s_watched);
-        cr_assert(new_path_at > 100e6 && new_path_at < 110e6, "seed %d: a new path within 10 s (%.1f s)", (int) seed,
-                  new_path_at / 1e6);
-        cr_assert_lt(r.max_err, 1000, "seed %d: %.0f us off", (int) seed, r.max_err);
+        sooner += new_path_at > 100e6 && new_path_at < 110e6 && r.max_err < 1000;
         cr_assert_eq(r.backwards, 0);
         ticksync_destroy(&ts);
     }
+    cr_assert_geq(sooner, 176, "%d of 200 runs took the new path within 10 s and were within 1 ms from 120 s", sooner);
 }
 
 /* Two steps 8 s apart (-3 ms, then +100 ms): the samples after the first
  * read it again for drift_min_span, but the second is no error of the
  * first. Read as one, it moved the history before the first step by half
  * of the second, and the points' line across that read -1,000 ppm
- * (ticksync-accuracy --failover, seed 4242, draw 17: 25.9 s to settle). */
+ * (ticksync-accuracy --failover, seed 4242, draw 17: 25.9 s to settle).
+ * Of runs 1-4800 (2026-11-28, a80657a), 2 missed (one step taken, or the
+ * drift 3.5 ppm off); with any reading taken as the first step's error,
+ * 160 of runs 1-200 did. */
 static void two_steps_8s_apart(double t, path_t *p)
 {
     p->server_us = t >= 108e6 ? -3000 + 100000 : t >= 100e6 ? -3000 : 0;
@@ -797,7 +821,8 @@ static void two_steps_8s_apart(double t, path_t *p)
 
 Test(estimator, a_second_step_soon_after_a_first_is_taken_as_a_step)
 {
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+    int taken = 0;
+    for (uint64_t seed = 1; seed <= 100; seed++) {
         ticksync_t *ts = clock_with(1000000, 0.5);
         path_t p = { .rng = seed, .up_us = 20000, .down_us = 20000, .jitter_us = 500, .jitter_kind = 1,
                      .drift = 30e-6, .clock_offset = 5 };
@@ -805,14 +830,12 @@ Test(estimator, a_second_step_soon_after_a_first_is_taken_as_a_step)
         run(ts, &p, 200, 116, &r, two_steps_8s_apart);
         ticksync_stats_t st;
         ticksync_stats(ts, &st);
-        cr_assert_eq(st.server_steps, 2, "seed %d: two steps (%llu)", (int) seed, (unsigned long long) st.server_steps);
-        cr_assert_lt(fabs(ticksync_frequency(ts) - 30e-6), 3e-6, "seed %d: the drift kept: %.1f ppm", (int) seed,
-                     ticksync_frequency(ts) * 1e6);
-        cr_assert_lt(r.max_err, 1000, "seed %d: within 1 ms from 8 s after the second: %.0f us", (int) seed,
-                     r.max_err);
+        taken += st.server_steps == 2 && fabs(ticksync_frequency(ts) - 30e-6) < 3e-6 && r.max_err < 1000;
         cr_assert_eq(r.backwards, 0);
         ticksync_destroy(&ts);
     }
+    cr_assert_geq(taken, 98, "%d of 100 runs took two steps, kept the drift within 3 ppm and were within 1 ms from"
+                  " 8 s after the second", taken);
 }
 
 /* A step is read off two samples, half-way between their two ways'
@@ -866,10 +889,11 @@ Test(estimator, a_step_read_off_a_queued_sample_is_read_again_and_not_taken_for_
 
 /* A drift the long history gave, over a step at 400 s under bimodal
  * jitter: the ways since the step give the drift alone once they span
- * 20 s, read off that window's two chords under 8 ms of queueing, which
- * strayed from the drift before the step by 2.4-9.0 ppm in the minute
- * after it in these 8 runs (over 4 in 6); the steady drift carried over
- * the step, weighed against them by their errors, by 0.6-2.6 ppm. */
+ * 20 s, read off that window's two chords under 8 ms of queueing. Over
+ * runs 1-400 (2026-11-28, a80657a) the drift strayed from the one before
+ * the step by under 4 ppm in the minute after it in 76-87 of each 100
+ * (median 1.6 ppm) with the steady drift carried over the step, weighed
+ * against the chords by their errors; in 35-38 (median 4.7 ppm) without. */
 static void step_at_400s_watching_drift(double t, path_t *p)
 {
     if (t >= 400e6 && p->server_us == 0) {
@@ -882,7 +906,8 @@ static void step_at_400s_watching_drift(double t, path_t *p)
 
 Test(estimator, a_steady_drift_is_carried_over_a_step)
 {
-    for (uint64_t rng = 21; rng <= 28; rng++) {
+    int kept = 0;
+    for (uint64_t rng = 1; rng <= 100; rng++) {
         ticksync_t *ts = clock_with(1000000, 0.5);
         path_t p = { .rng = rng, .up_us = 20000, .down_us = 20000, .jitter_us = 500, .jitter_kind = 3,
                      .mode_us = 8000, .drift = 30e-6, .clock_offset = 5 };
@@ -894,24 +919,28 @@ Test(estimator, a_steady_drift_is_carried_over_a_step)
         ticksync_stats_t st;
         ticksync_stats(ts, &st);
         cr_assert_eq(st.server_steps, 1, "run %llu: one step", (unsigned long long) rng);
-        cr_assert_lt(f_strayed, 4e-6, "run %llu: the drift strayed by %.1f ppm in the minute after the step",
-                     (unsigned long long) rng, f_strayed * 1e6);
+        kept += f_strayed < 4e-6;
         ticksync_destroy(&ts);
     }
+    cr_assert_geq(kept, 65, "the drift strayed by under 4 ppm in the minute after the step in %d of 100 runs", kept);
 }
 
 /* A step smaller than the second mode of bimodal queueing: three in ten
  * samples after it are queued past it on the way it lowers and fit both
  * edges, where letting the first in as no step left the step untaken and
- * the level half of it off (3 of these 16 runs, 4 ms). Such a sample is
+ * the level half of it off. Such a sample is
  * dropped and the next asked for, up to step_waits times (0.2 ms at
  * most). A step of 4.5 ms under 2 ms of jitter is clear of the model's
  * error of the edges, though not of server_step_us plus half a reading's
- * queueing, which counted as clear at first (2 of 16 runs 2 ms off). */
+ * queueing, which counted as clear at first. Over runs 1-1000 (2026-11-28,
+ * a80657a) 1-6 of each 100 of the 4.5 ms steps were left untaken, and
+ * 23-34 with step_waits 0; 1 of runs 1-400 of the 8 ms steps, with or
+ * without it (the samples after a step read it again, which now takes
+ * most of those). */
 static int steps_left_untaken(double step, double jitter_us, double mode_us)
 {
     int untaken = 0;
-    for (uint64_t rng = 101; rng <= 116; rng++) {
+    for (uint64_t rng = 1; rng <= 100; rng++) {
         result_t r;
         ticksync_stats_t st;
         run_bimodal_step(rng, step, jitter_us, mode_us, step_at_100s, &r, &st);
@@ -923,11 +952,12 @@ static int steps_left_untaken(double step, double jitter_us, double mode_us)
 Test(estimator, a_step_whose_second_sample_is_queued_past_it_waits_for_a_third)
 {
     int untaken = steps_left_untaken(8000, 500, 12000);
-    cr_assert_eq(untaken, 0, "an 8 ms step: off by over a quarter of it from 10 s after in %d of 16 runs", untaken);
+    cr_assert_leq(untaken, 3, "an 8 ms step: off by over a quarter of it from 10 s after in %d of 100 runs", untaken);
     /* a step over the model's error of the edges, though within what the
      * server_step_us of two readings' agreement allows */
     untaken = steps_left_untaken(4500, 2000, 8000);
-    cr_assert_eq(untaken, 0, "a 4.5 ms step: off by over a quarter of it from 10 s after in %d of 16 runs", untaken);
+    cr_assert_leq(untaken, 12, "a 4.5 ms step: off by over a quarter of it from 10 s after in %d of 100 runs",
+                  untaken);
 }
 
 /* One exchange of a path whose ways take up_us and down_us, at true time
@@ -998,29 +1028,38 @@ Test(estimator, the_second_sample_a_step_waits_for_is_asked_again_soon_when_lost
     ticksync_destroy(&ts);
 }
 
+/* A cheap crystal warming and cooling: 20 +- 30 ppm over ten minutes, so
+ * the offset bends by up to 1.4 ms from any straight line over the last
+ * 192 s. Over runs 1-200 (2026-11-28, a80657a), in blocks of 20: the
+ * median p99 318-346 us (its worst 456; windows halved down to 20 s gave
+ * 511 on one run, a straight line over the whole window about 900), and
+ * the expected error, which counts the bend the line misses, covering a
+ * median of 93.3-94.1 % of frames (35 % with bend_k 0); none read a step
+ * or a new route (one of runs 12001-12020 did). */
 Test(estimator, a_drift_that_changes_over_minutes_is_followed)
 {
-    /* a cheap crystal warming and cooling: 20 +- 30 ppm over ten minutes,
-     * so the offset bends by up to 1.4 ms from any straight line over the
-     * last 192 s */
-    ticksync_t *ts = clock_with(1000000, 0.5);
-    path_t p = { .rng = 21, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .drift = 20e-6, .wander = 30e-6,
-                 .wander_period_s = 600, .clock_offset = 99 };
-    result_t r;
-    run(ts, &p, 1800, 300, &r, NULL);
-    cr_assert_lt(p99(&r), 400,
-                 "p99 %.0f us (windows halved down to 20 s: 511; a straight line over the whole window: about 900)",
-                 p99(&r));
-    cr_assert_eq(r.backwards, 0);
-    cr_assert(r.bound_held);
-    /* the expected error counts the bend the line misses: within the aim
-     * of 93-97 % (94.5 %; 70 % without it) */
-    double covered = (double) r.expected_held / (double) r.frames;
-    cr_assert_geq(covered, 0.93, "the expected error covered %.1f %% of frames", covered * 100);
-    ticksync_stats_t st;
-    ticksync_stats(ts, &st);
-    cr_assert_eq(st.server_steps + st.path_resets, 0, "a changing rate is neither a step nor a new route");
-    ticksync_destroy(&ts);
+    double p99s[20], covered[20];
+    int n = 0, neither = 0;
+    for (uint64_t rng = 1; rng <= 20; rng++) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = { .rng = rng, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .drift = 20e-6,
+                     .wander = 30e-6, .wander_period_s = 600, .clock_offset = 99 };
+        result_t r;
+        run(ts, &p, 1800, 300, &r, NULL);
+        p99s[n] = p99(&r);
+        covered[n++] = (double) r.expected_held / (double) r.frames;
+        cr_assert_eq(r.backwards, 0);
+        cr_assert(r.bound_held, "run %llu", (unsigned long long) rng);
+        ticksync_stats_t st;
+        ticksync_stats(ts, &st);
+        neither += st.server_steps + st.path_resets == 0;
+        ticksync_destroy(&ts);
+    }
+    cr_assert_geq(neither, 19, "a changing rate was neither a step nor a new route in %d of 20 runs", neither);
+    double p99_median = median(p99s, n), covered_median = median(covered, n);
+    cr_assert_lt(p99_median, 400, "median p99 %.0f us", p99_median);
+    cr_assert(covered_median >= 0.925 && covered_median <= 0.97, "the expected error covered a median %.1f %%",
+              covered_median * 100);
 }
 
 /* A rate that swings fast (40 ppm over three minutes, 1.4 ppm a second)
@@ -1041,20 +1080,30 @@ Test(estimator, a_rate_s_turn_in_the_window_s_middle_is_a_bend)
     ticksync_destroy(&ts);
 }
 
-Test(estimator, the_expected_error_is_tighter_than_the_bound_and_covers_95_percent_of_a_steady_path)
+/* Uniform queueing of 0-3 ms each way, 40 ppm: over runs 1-400
+ * (2026-11-28, a80657a) the expected error was 49-453 times tighter than
+ * the bound at the end (p10-max), and covered at least 93 % of frames in
+ * 397; its median is 100 %, over the 95 % it aims at (DESIGN, "The
+ * expected error": the level's term reads the 5 least measurements the
+ * same whatever the shape of the queueing near its floor, and the bend
+ * term adds its noise). */
+Test(estimator, the_expected_error_is_tighter_than_the_bound_and_covers_93_percent_of_a_steady_path)
 {
-    ticksync_t *ts = clock_with(1000000, 0.5);
-    path_t p = { .rng = 8, .up_us = 15000, .down_us = 15000, .jitter_us = 3000, .jitter_kind = 1, .drift = 40e-6,
-                 .clock_offset = 1 };
-    result_t r;
-    run(ts, &p, 300, 60, &r, NULL);
-    int64_t local = local_at(&p, 300e6), expected = ticksync_expected_error(ts, local);
-    int64_t bound = ticksync_error_bound(ts, local);
-    cr_assert_lt(expected * 4, bound, "expected %lld us, bound %lld us", (long long) expected, (long long) bound);
-    double covered = (double) r.expected_held / (double) r.frames;
-    cr_assert_geq(covered, 0.95, "it covers the error %.1f %% of the time (error up to %.0f us)", covered * 100,
-                  r.max_err);
-    ticksync_destroy(&ts);
+    int covered = 0;
+    for (uint64_t rng = 1; rng <= 50; rng++) {
+        ticksync_t *ts = clock_with(1000000, 0.5);
+        path_t p = { .rng = rng, .up_us = 15000, .down_us = 15000, .jitter_us = 3000, .jitter_kind = 1,
+                     .drift = 40e-6, .clock_offset = 1 };
+        result_t r;
+        run(ts, &p, 300, 60, &r, NULL);
+        int64_t local = local_at(&p, 300e6), expected = ticksync_expected_error(ts, local);
+        int64_t bound = ticksync_error_bound(ts, local);
+        cr_assert_lt(expected * 4, bound, "run %llu: expected %lld us, bound %lld us", (unsigned long long) rng,
+                     (long long) expected, (long long) bound);
+        covered += (double) r.expected_held >= 0.93 * (double) r.frames;
+        ticksync_destroy(&ts);
+    }
+    cr_assert_geq(covered, 47, "the expected error covered 93 %% of frames in %d of 50 runs", covered);
 }
 
 Test(estimator, frequency_is_the_local_clock_rate_minus_the_server_s)
@@ -1166,18 +1215,37 @@ static long samples_over(path_t p, int64_t interval_max_us, double *p99_us)
     return (long) st.samples;
 }
 
+/* Over runs 1-20: a steady path asks under 700 times in 900 s (about 260
+ * at 1 s, then at 2 s) with a p99 under 100 us; a bending one asks as
+ * often, and is as close, as at a fixed 1 s in the median run. Over runs
+ * 1-600 (2026-11-28, a80657a), in blocks of 20: steady, 0-1 runs asked
+ * 700 times or more, 0-1 had a p99 of 100 us or more; over runs 1-200,
+ * bending, the median run
+ * asked 0-4 times fewer than at 1 s, and its p99 was the fixed
+ * interval's; but in a tenth of the runs the interval lengthened on the
+ * bending rate (17-40 fewer exchanges) and the p99 was up to 3.6 times
+ * the fixed interval's. */
 Test(estimator, the_interval_lengthens_only_while_the_rate_is_steady)
 {
-    path_t steady = { .rng = 31, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .jitter_kind = 1,
-                      .drift = 20e-6, .clock_offset = 5 };
-    path_t bending = steady;
-    bending.wander = 30e-6;
-    bending.wander_period_s = 600;
-    double steady_p99, bending_p99, fixed_p99;
-    long s = samples_over(steady, 2000000, &steady_p99), b = samples_over(bending, 2000000, &bending_p99);
-    long f = samples_over(bending, 1000000, &fixed_p99);
-    cr_assert_lt(s, 700, "steady: %ld exchanges in 900 s (about 260 at 1 s, then at 2 s)", s);
-    cr_assert_lt(steady_p99, 100, "steady: p99 %.0f us from 300 s on", steady_p99);
-    cr_assert_gt(b, f - 20, "bending: %ld exchanges in 900 s, %ld at a fixed 1 s", b, f);
-    cr_assert_leq(bending_p99, 1.1 * fixed_p99, "bending: p99 %.0f us, %.0f at a fixed 1 s", bending_p99, fixed_p99);
+    int lengthened = 0, close = 0, n = 0;
+    double fewer[20], ratio[20];
+    for (uint64_t rng = 1; rng <= 20; rng++) {
+        path_t steady = { .rng = rng, .up_us = 20000, .down_us = 20000, .jitter_us = 2000, .jitter_kind = 1,
+                          .drift = 20e-6, .clock_offset = 5 };
+        path_t bending = steady;
+        bending.wander = 30e-6;
+        bending.wander_period_s = 600;
+        double steady_p99, bending_p99, fixed_p99;
+        long s = samples_over(steady, 2000000, &steady_p99), b = samples_over(bending, 2000000, &bending_p99);
+        long f = samples_over(bending, 1000000, &fixed_p99);
+        lengthened += s < 700;
+        close += steady_p99 < 100;
+        fewer[n] = (double) (f - b);
+        ratio[n++] = bending_p99 / fixed_p99;
+    }
+    cr_assert_geq(lengthened, 18, "steady: %d of 20 runs asked under 700 times in 900 s", lengthened);
+    cr_assert_geq(close, 18, "steady: %d of 20 runs within 100 us at p99 from 300 s on", close);
+    double fewer_median = median(fewer, n), ratio_median = median(ratio, n);
+    cr_assert_leq(fewer_median, 10, "bending: the median run asked %.0f times fewer than at a fixed 1 s", fewer_median);
+    cr_assert_leq(ratio_median, 1.1, "bending: the median run's p99 %.2f times the fixed interval's", ratio_median);
 }
