@@ -106,17 +106,20 @@ Test(drift, a_turned_rate_halves_the_window)
 }
 
 /* The drift's one error is a standard error, which everything that uses
- * the drift takes at freq_z (2) of it as a 95 % point: over 200 draws of
+ * the drift takes at freq_z (2) of it as a 95 % point: over 400 draws of
  * a steady rate within 100 ppm, exponential queueing of 0.3-6 ms each way
  * (a quarter of them queueing up to 10 times more down), 10 minutes, the
- * drift is within 2 of its errors in 193 draws (182-197 of every 200 of
- * seeds 1-1000). Stated at half its size (within 1 error) it would cover
- * 178 (162-178), failing this. The bench's steady draws agree: 5.2 % of
- * their seconds beyond 2 errors (DESIGN, "The expected error"). */
+ * drift is within 2 of its errors in at least 357. Over draws 1-20000
+ * (2026-11-28, a80657a) it was in 94.65 % of them, 365-393 of each 400;
+ * stated at half its size (within 1 error) it would cover 308-349,
+ * failing this. Stated at twice its size (within 4) it covers 390-397,
+ * which this cannot tell from 2: that the error is not overstated rests
+ * on the bench's steady draws, 5.2 % of their seconds beyond 2 errors
+ * (DESIGN, "The expected error"). */
 Test(drift, freq_z_of_the_error_covers_95_percent_of_steady_rates)
 {
     int within = 0;
-    for (unsigned seed = 1; seed <= 200; seed++) {
+    for (unsigned seed = 1; seed <= 400; seed++) {
         start(seed);
         drawn_rate = uniform(-100e-6, 100e-6);
         double q = 300 * pow(20, uniform(0, 1)), q_down = rand() % 4 == 0 ? q * pow(10, uniform(0, 1)) : q;
@@ -124,7 +127,7 @@ Test(drift, freq_z_of_the_error_covers_95_percent_of_steady_rates)
         feed_ways(0, 600, drawn, q, q_down, &offset);
         within += fabs(d.freq - drawn_rate) <= 2 * ts_drift_error(&d);
     }
-    cr_assert(within >= 180 && within <= 198, "%d of 200 within 2 errors: a 95 %% point covers 180-198", within);
+    cr_assert_geq(within, 357, "%d of 400 within 2 errors", within);
 }
 
 /* A steady rate over 20 minutes: the long history (1,024 samples) reads it
@@ -140,25 +143,28 @@ Test(drift, the_long_history_reads_a_steady_rate_closer)
 }
 
 /* A steady rate behind a way up that queues 15 ms and a clean way down
- * (a congested uplink), over 10 draws: the long history weighs each way's
- * chord by its error, as the window does, and reads the rate to 0.01 ppm
- * off the clean way in each draw it gives one (at most one refuses: its
- * runs test is one-sided at 1 %), where the two chords' plain mean takes
- * the queueing way's noise (seed 1: 0.087 ppm off). */
+ * (a congested uplink), over 100 draws: the long history weighs each
+ * way's chord by its error, as the window does, and reads the rate to
+ * 0.01 ppm off the clean way in nearly every draw it gives one (its runs
+ * test, one-sided at 1 %, refuses a few), where the two chords' plain
+ * mean takes the queueing way's noise (seed 1: 0.087 ppm off). Over
+ * draws 1-1000 (2026-11-28, a80657a): given in 95-99 of each 100, and
+ * 0.01 ppm off or more in 0-4 of those (13 of 970, the worst 0.078). */
 Test(drift, the_long_history_weighs_a_queueing_way_by_its_error)
 {
-    int known = 0;
-    for (unsigned seed = 1; seed <= 10; seed++) {
+    int known = 0, off = 0;
+    for (unsigned seed = 1; seed <= 100; seed++) {
         start(seed);
         double offset = 0;
         feed_ways(0, 1200, steady_30, 15000, 100, &offset);
         if (!d.long_known)
             continue;
         known++;
-        cr_assert(fabs(d.longer.rate - 30e-6) < 0.01e-6, "seed %u: %.4f ppm for 30", seed, d.longer.rate * 1e6);
+        off += fabs(d.longer.rate - 30e-6) >= 0.01e-6;
         cr_assert(d.longer.se < 0.01e-6, "seed %u: its error %.4f ppm", seed, d.longer.se * 1e6);
     }
-    cr_assert_geq(known, 9, "the long history gives the drift in %d of 10", known);
+    cr_assert_geq(known, 93, "the long history gives the drift in %d of 100", known);
+    cr_assert_leq(off, 6, "0.01 ppm off or more in %d of the %d it gives", off, known);
 }
 
 /* The rate turns from +30 to -30 ppm after 20 steady minutes, which the

@@ -49,19 +49,23 @@ static int by_value(const void *a, const void *b)
 
 /* The stated error is the chord's typical error, not a bound: over 40
  * draws of 1 ms of exponential queueing the median of |error| / stated is
- * about 1, and its tail is long (p90 about 4, the worst about 8), which
- * is why the estimator's figures built on it need margins
- * (bench/RESULTS.md 5). */
+ * about 1, and its tail is long, which is why the estimator's figures
+ * built on it need margins (bench/RESULTS.md 5). Over draws 1-1000
+ * (2026-11-28, a80657a), in blocks of 100: the median 1.33-1.68, p90
+ * 3.8-5.6, the worst 32; a draw 1 ppm off or more, 0 of 1000 (1 of draws
+ * 5001-5040). */
 Test(fit, the_chord_error_is_its_typical_size_not_a_bound)
 {
     double ratio[40];
+    int n = 0, within = 0;
     for (unsigned seed = 1; seed <= 40; seed++) {
         way(-40e-6, 1000, seed);
         double err, s = ts_fit_chord(t, y, N, &err, NULL);
         cr_assert(err > 0 && err < 1e-6, "an error of hundredths of a ppm for 1 ms of queueing over 190 s: %g", err);
-        cr_assert_lt(fabs(s + 40e-6), 1e-6, "seed %u: %g ppm off", seed, (s + 40e-6) * 1e6);
-        ratio[seed - 1] = fabs(s + 40e-6) / err;
+        within += fabs(s + 40e-6) < 1e-6;
+        ratio[n++] = fabs(s + 40e-6) / err;
     }
+    cr_assert_geq(within, 39, "within 1 ppm in %d of 40 draws", within);
     qsort(ratio, 40, sizeof *ratio, by_value);
     cr_assert(ratio[20] > 0.5 && ratio[20] < 2, "median |error| / stated: %.2f", ratio[20]);
     cr_assert_gt(ratio[36], 2, "the tail is long: p90 %.2f", ratio[36]);

@@ -59,18 +59,22 @@ Test(level, none_then_the_points_then_the_edges)
     cr_assert(isfinite(ts_level_error(&l)));
 }
 
-/* Over 20 draws of 120 s: the edges' level is within its expected error
- * of the truth in every one, and far closer than a sample's own offset. */
+/* Over 200 draws of 120 s: the edges' level is within the level's
+ * allowance (ts_level_error) of the truth in at least 190, and within
+ * 100 us, far closer than a sample's own offset, in every one. The
+ * allowance is a typical size, not a bound: over draws 1-1000
+ * (2026-11-28, a80657a) it held in 195-199 of each 200. */
 Test(level, the_edges_read_the_offset_within_their_error)
 {
-    for (unsigned seed = 1; seed <= 20; seed++) {
+    int within = 0;
+    for (unsigned seed = 1; seed <= 200; seed++) {
         start(0.5, seed);
         feed(0, 120, 20000, 20000, 1000, 5000, 0.5);
         double err = fabs(l.fit_offset - 5000);
-        cr_assert(err <= ts_level_error(&l), "seed %u: %.1f us off, expected error %.1f", seed, err,
-                  ts_level_error(&l));
+        within += err <= ts_level_error(&l);
         cr_assert_lt(err, 100, "seed %u: %.1f us off under 1 ms of queueing each way", seed, err);
     }
+    cr_assert_geq(within, 190, "the level within its allowance in %d of 200 draws", within);
 }
 
 /* The 95 % point the expected error takes. A way's least measurement is
@@ -115,9 +119,13 @@ Test(level, the_95_point_covers_about_95_percent)
  * way's least measurements were read with the step in them: its mean
  * gap is a quarter of the step, and the scale then 7 times what the
  * median gap gives (the failover draw 34 of seed 4242, whose path
- * started over 2 s before its step). Without a step, over 200 draws of
+ * started over 2 s before its step). Over draws 1-1000 (2026-11-28,
+ * a80657a) the straddle test told the first case in all, the second in
+ * 183-190 of each 200: a draw whose lowered way met little queueing
+ * after the step reads a wide scale still (first_ways_stepped is the
+ * estimator's second look). Without a step, over 5,000 draws of
  * exponential queueing of 0.3-3 ms each way and 8-120 ways, the least
- * round trip never sits that far above the edges' sum. */
+ * round trip never sat that far above the edges' sum. */
 Test(level, edges_that_straddle_a_step_are_told)
 {
     for (unsigned seed = 1; seed <= 200; seed++) {
@@ -125,7 +133,8 @@ Test(level, edges_that_straddle_a_step_are_told)
         feed(0, 8 + (int) (seed % 113), 20000, 20000, 300 + 2700 * (seed % 7) / 6.0, 5000, 0.5);
         cr_assert_not(ts_level_straddles(&l, 4000), "seed %u: %.0f us over the edges' sum", seed, l.trip_over);
     }
-    for (unsigned seed = 1; seed <= 20; seed++) {
+    int told = 0;
+    for (unsigned seed = 1; seed <= 200; seed++) {
         start(0.5, seed);
         feed(0, 8, 20000, 20000, 1000, 5000, 0.5);
         feed(8, 16, 20000, 20000, 1000, 5000 + (seed % 2 ? 50000 : -50000), 0.5);
@@ -134,9 +143,9 @@ Test(level, edges_that_straddle_a_step_are_told)
         start(0.5, seed);
         feed(0, 1, 20000, 20000, 2000, 5000, 0.5);
         feed(1, 21, 20000, 20000, 2000, 5000 + (seed % 2 ? 25000 : -25000), 0.5);
-        cr_assert(ts_level_straddles(&l, 4000), "seed %u, one way before: %.0f us over the edges' sum, scale %.0f",
-                  seed, l.trip_over, l.trip_scale);
+        told += ts_level_straddles(&l, 4000);
     }
+    cr_assert_geq(told, 175, "one way before the step: told in %d of 200 draws", told);
 }
 
 /* A path of 10 ms up and 30 ms down, told so (up_fraction 0.25): the
