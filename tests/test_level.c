@@ -121,11 +121,13 @@ Test(level, the_95_point_covers_about_95_percent)
  * median gap gives (the failover draw 34 of seed 4242, whose path
  * started over 2 s before its step). Over draws 1-1000 (2026-11-28,
  * a80657a) the straddle test told the first case in all, the second in
- * 183-190 of each 200: a draw whose lowered way met little queueing
- * after the step reads a wide scale still (first_ways_stepped is the
- * estimator's second look). Without a step, over 5,000 draws of
- * exponential queueing of 0.3-3 ms each way and 8-120 ways, the least
- * round trip never sat that far above the edges' sum. */
+ * 183-190 of each 200: in six it missed (seeds 1005, 2006, 3014,
+ * 6009, 7017, 8002) the scale read 1.2-3.3 ms, so the 19-25 ms the least
+ * round trip sat over the edges' sum was under straddle_z of it
+ * (first_ways_stepped is the estimator's second look). Without a step,
+ * over 5,000 draws of exponential queueing of 0.3-3 ms each way and
+ * 8-120 ways (200 of them here), the least round trip never sat that far
+ * above the edges' sum. */
 Test(level, edges_that_straddle_a_step_are_told)
 {
     for (unsigned seed = 1; seed <= 200; seed++) {
