@@ -811,9 +811,9 @@ Test(estimator, a_run_of_rises_the_queueing_never_reaches_is_a_new_path_sooner)
  * first. Read as one, it moved the history before the first step by half
  * of the second, and the points' line across that read -1,000 ppm
  * (ticksync-accuracy --failover, seed 4242, draw 17: 25.9 s to settle).
- * Of runs 1-4800 (2026-11-28, a80657a), 2 missed (one step taken, or the
- * drift 3.5 ppm off); with any reading taken as the first step's error,
- * 160 of runs 1-200 did. */
+ * Of 5,000 runs (1-200, 1001-1800, 2001-6000; 2026-11-28, a80657a), 2
+ * missed (one step taken, or the drift 3.5 ppm off); with any reading
+ * taken as the first step's error, 160 of runs 1-200 did. */
 static void two_steps_8s_apart(double t, path_t *p)
 {
     p->server_us = t >= 108e6 ? -3000 + 100000 : t >= 100e6 ? -3000 : 0;
