@@ -934,7 +934,8 @@ Test(estimator, a_steady_drift_is_carried_over_a_step)
  * error of the edges, though not of server_step_us plus half a reading's
  * queueing, which counted as clear at first. Over runs 1-1000 (2026-11-28,
  * a80657a) 1-6 of each 100 of the 4.5 ms steps were left untaken, and
- * 23-34 with step_waits 0; 1 of runs 1-400 of the 8 ms steps, with or
+ * 23-34 of each 100 of runs 1-400 with step_waits 0; 1 of runs 1-400 of
+ * the 8 ms steps, with or
  * without it (the samples after a step read it again, which now takes
  * most of those). */
 static int steps_left_untaken(double step, double jitter_us, double mode_us)
@@ -1222,8 +1223,8 @@ static long samples_over(path_t p, int64_t interval_max_us, double *p99_us)
  * 700 times or more, 0-1 had a p99 of 100 us or more; over runs 1-200,
  * bending, the median run
  * asked 0-4 times fewer than at 1 s, and its p99 was the fixed
- * interval's; but in a tenth of the runs the interval lengthened on the
- * bending rate (17-40 fewer exchanges) and the p99 was up to 3.6 times
+ * interval's; but in 27 of the 200 runs the interval lengthened on the
+ * bending rate (17-40 fewer exchanges), and the p99 was up to 3.6 times
  * the fixed interval's. */
 Test(estimator, the_interval_lengthens_only_while_the_rate_is_steady)
 {
