@@ -935,9 +935,8 @@ Test(estimator, a_steady_drift_is_carried_over_a_step)
  * queueing, which counted as clear at first. Over runs 1-1000 (2026-11-28,
  * a80657a) 1-6 of each 100 of the 4.5 ms steps were left untaken, and
  * 23-34 of each 100 of runs 1-400 with step_waits 0; 1 of runs 1-400 of
- * the 8 ms steps, with or
- * without it (the samples after a step read it again, which now takes
- * most of those). */
+ * the 8 ms steps, with or without it: that case no longer tells what
+ * step_waits is worth, and stays as a check that such a step is taken. */
 static int steps_left_untaken(double step, double jitter_us, double mode_us)
 {
     int untaken = 0;
