@@ -746,9 +746,12 @@ static void describe(const trace_t *t, char *what, size_t cap)
         snprintf(rate, sizeof rate, "%+.2f ppm steady", t->drift_ppm);
     else
         snprintf(rate, sizeof rate, "%+.0f ppm steady", t->drift_ppm);
+    char route[64] = "no";
+    if (t->change_at_s)
+        snprintf(route, sizeof route, "to %.1f/%.1f ms at %.0f s", t->up2_ms, t->down2_ms, t->change_at_s);
     int len = snprintf(what, cap, "%.1f/%.1f ms, %s jitter %.2f ms, loss %.1f%%, spikes %.1f%%, rate %s, route change %s, "
                        "step %+.0f ms", t->up_ms, t->down_ms, kind_names[t->jitter_kind], t->jitter_ms, 100 * t->loss_p,
-                       100 * t->spike_p, rate, t->change_at_s ? "yes" : "no", t->step_ms[0]);
+                       100 * t->spike_p, rate, route, t->step_ms[0]);
     if (t->up_queue_ms > 0 || t->down_queue_ms > 0)
         snprintf(what + len, cap - (size_t) len, ", queueing %.1f ms on the way %s alone",
                  t->up_queue_ms + t->down_queue_ms, t->up_queue_ms > 0 ? "up" : "down");

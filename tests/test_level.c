@@ -59,6 +59,24 @@ Test(level, none_then_the_points_then_the_edges)
     cr_assert(isfinite(ts_level_error(&l)));
 }
 
+/* A round trip is the two ways together, so neither the drift nor the
+ * split moves it: the least the edges' ways hold is the least delay fed
+ * (what the estimator's test for a longer route reads the filter
+ * against). */
+Test(level, the_least_round_trip_is_the_least_delay)
+{
+    start(0.3, 7);
+    int64_t least = INT64_MAX;
+    for (int i = 0; i < 60; i++) {
+        ts_sample_t s = sample(i, 20000, 30000, 1000, 5000, 0.3);
+        least = s.delay < least ? s.delay : least;
+        ringfeed(&r, &d, &s, 0.3);
+        ts_level_update(&l, &r, &d, INT64_MIN);
+    }
+    cr_assert(l.edges);
+    cr_assert_lt(fabs(l.trip_least - (double) least), 0.05, "%.3f against %lld", l.trip_least, (long long) least);
+}
+
 /* Over 200 draws of 120 s: the edges' level is within the level's
  * allowance (ts_level_error) of the truth in at least 190, and within
  * 100 us, far closer than a sample's own offset, in every one. The

@@ -303,6 +303,43 @@ static void admit(ticksync_t *self, const sample_t *s)
     ts_level_update(&self->level, &self->rings, d, self->since);
 }
 
+/* Whether the path has grown longer by less than a rise (count_rise).
+ * A route longer by about the outlier limit has one of its round trips
+ * let in under it; the filter's spread grows with it, and the limit with
+ * that, so no run of rises follows: the filter turns over to the new
+ * route, and the longer way keeps its old edge until the window forgets
+ * it (the --wide draw 186 of seed 2718: 12.8 ms longer, 49.5 s late).
+ * A round trip moves with neither the rate nor a server step, so on one
+ * path the ways' round trips are alike in law (exchangeable): where the
+ * filter's least sits above k of the N ways (the filter's n among them),
+ * the chance that its n all rank above those k is C(N - k, n) / C(N, n).
+ * At most TS_TUNING.rise_odds, with the least also above the edges' ways'
+ * least by more than the model's error of the edges (the step limit, as
+ * a shorter route is told), it is a new path. Read as the filter's least
+ * rises (its least sample left), where the chance is least: ways that
+ * leave the ring, or the filter for those before it, only raise it. */
+static bool filter_risen(const ticksync_t *self)
+{
+    const ts_rings_t *r = &self->rings;
+    int n = self->filter.n, before = r->nways - n;
+    if (!self->level.edges || n < self->filter.size || before < 1)
+        return false;
+    double least_trip = (double) filter_min_delay(self);
+    double limit = ts_level_step_limit(&self->level, &self->drift, chosen(self)->local, (double) self->cfg.server_step_us);
+    if (least_trip - self->level.trip_least <= limit)
+        return false;
+    int below = 0;
+    for (int i = 0, at = ts_rings_at(r->ways_next, r->nways, TS_RINGS_WAYS, 0); i < before; i++) {
+        const ts_way_t *w = &r->ways[at];
+        below += (double) w->up + (double) w->down < least_trip;
+        at = at + 1 < TS_RINGS_WAYS ? at + 1 : 0;   /* (no division a way) */
+    }
+    double chance = 1;
+    for (int i = 0; i < n; i++)
+        chance *= (double) (r->nways - below - i) / (r->nways - i);
+    return chance <= TS_TUNING.rise_odds;
+}
+
 /* How far two readings of one server step may differ: each is off by at
  * most half its queueing over the two edges (its excess), and steps
  * closer than server_step_us are one to the clock. */
@@ -623,7 +660,12 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     }
     self->stats.accepted++;
     note_predicted(self, &s);
+    int64_t least = filter_min_delay(self);
     place(self, &s);
+    if (filter_min_delay(self) > least && filter_risen(self)) {
+        reset_filter(self, s.local);
+        admit(self, &s);
+    }
     return TICKSYNC_ACCEPTED;
 }
 

@@ -64,6 +64,7 @@ static void from_ways(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, i
     l->gap_up = ts_fit_spacing(ups, nup);
     l->gap_down = ts_fit_spacing(downs, ndown);
     l->edge_span = ref - ts_rings_local(r, ts_rings_way(r, first)->local);
+    l->trip_least = trip;
     l->trip_over = trip - (ups[0] + downs[0]);
     l->trip_scale = sqrt((double) (r->nways - first) * ts_fit_median_gap(ups, nup) * ts_fit_median_gap(downs, ndown));
     l->edges = true;

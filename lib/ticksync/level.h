@@ -30,7 +30,8 @@ typedef struct {
     double  edge_slope;          /* the drift as the edges were brought to edge_local along it */
     double  gap_up, gap_down;    /* the spacing of each way's least measurements */
     int64_t edge_span;           /* how far back the ways that gave the edges go */
-    double  trip_over;           /* the ways' least round trip over the edges' sum, */
+    double  trip_least;          /* the ways' least round trip, */
+    double  trip_over;           /* ... over the edges' sum, */
     double  trip_scale;          /* ... and its scale where the edges straddle no step */
 } ts_level_t;
 
