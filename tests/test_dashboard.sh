@@ -34,14 +34,14 @@ sleep 6
 # what the admin API says: the 20 worst players across both shards
 want=$(for port in $((base + 2)) $((base + 3)); do
          curl -fs "http://127.0.0.1:$port/v1/players?order=worst&limit=20"
-       done | jq -s -r '[.[].players[]] | sort_by(-.delay_us) | .[:20][] | .player_id' | sort -n)
+       done | jq -s -r '[.[].players[]] | sort_by(-.delay_us) | .[:20][] | .player_id' | sort)
 [ "$(wc -l <<<"$want")" -eq 20 ] || fail "the admin API listed $(wc -l <<<"$want") players"
 
 page="http://127.0.0.1:$((base + 6))/?player=$(head -1 <<<"$want")"
 chrome=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
         --disable-component-update --disable-sync --user-data-dir="$tmp/chrome" --virtual-time-budget=5000)
 timeout 60 "${chrome[@]}" --dump-dom "$page" > "$tmp/dom.html" 2>/dev/null || fail "chromium did not load the page"
-got=$(grep -o '<tr data-player="[0-9]*"' "$tmp/dom.html" | head -20 | grep -o '[0-9]*' | sort -n)
+got=$(grep -o '<tr data-player="[0-9]*"' "$tmp/dom.html" | head -20 | grep -o '[0-9]*' | sort)
 # the delays move between the two reads: the worst 20 must mostly agree
 common=$(comm -12 <(echo "$want") <(echo "$got") | wc -l)
 [ "$common" -ge 16 ] || fail "the page's worst players ($(echo $got)) are not the API's ($(echo $want))"
