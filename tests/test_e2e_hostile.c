@@ -21,18 +21,24 @@ static e2e_stack_t stack;
 static int good;
 static uint64_t good_seq;
 
-/* The well-behaved client: n exchanges of a 10 ms round trip; the mean
- * of how far each server-measured rtt is off the round trip it really had
- * (e2e_last_applied_us), which this machine may stretch. */
+/* The well-behaved client: n (at most 8) exchanges of a 10 ms round trip;
+ * the median of how far each server-measured rtt is off the round trip it
+ * really had (e2e_last_applied_us), which this machine may stretch. */
 static double good_exchanges(int n)
 {
-    double off = 0;
+    double off[8];
+    cr_assert(n >= 1 && n <= 8);
     for (int i = 0; i < n; i++) {
         int64_t rtt = e2e_exchange(good, ++good_seq, 5000, 5000, 0);
         cr_assert_gt(rtt, 0);
-        off += fabs((double) (rtt - e2e_last_applied_us()));
+        off[i] = fabs((double) (rtt - e2e_last_applied_us()));
+        for (int j = i; j > 0 && off[j - 1] > off[j]; j--) {   /* kept in order */
+            double t = off[j];
+            off[j] = off[j - 1];
+            off[j - 1] = t;
+        }
     }
-    return off / n;
+    return off[n / 2];
 }
 
 static void start(void)
@@ -49,8 +55,10 @@ static void start(void)
  * Criterion would not count a failed check. */
 static void untouched(void)
 {
-    double off = good_exchanges(3);
-    /* plain builds stay within a millisecond; the margin is for sanitizer builds on a busy box */
+    double off = good_exchanges(5);
+    /* plain builds stay within a millisecond; the margin is for sanitizer builds on a busy box, and
+     * the median for one exchange a stalled box stretched (6.3 ms of 3 exchanges' mean, a plain
+     * build in a fresh-clone CI run at 937c173, 2026-11-28): a session broken is off in all of them */
     cr_assert_lt(off, 5000, "the good client's rtt is %.0f us off the round trip it had", off);
     cr_assert(e2e_can_connect(stack.port[0]));
     cr_assert_eq(e2e_http_get(stack.admin_port[0], "/healthz", NULL), 200);
