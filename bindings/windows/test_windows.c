@@ -135,10 +135,10 @@ static frames_t frame_loop(const char *gate, uint64_t player, bool thread)
             Sleep((DWORD) (wait / 1000));
     }
     qsort(errors, (size_t) n, sizeof errors[0], cmp_i64);
-    int64_t p99 = n ? errors[n * 99 / 100] : -1;
+    int64_t p50 = n ? errors[n / 2] : -1, p99 = n ? errors[n * 99 / 100] : -1;
     printf("%s  run(0) once a frame at 60 Hz%s: %d reads, off the host's clock p50 %lld us, p99 %lld us\n",
            thread ? "ok " : "   ", thread ? " with the network thread" : " without the thread (Winsock: no stamp)", n,
-           n ? (long long) errors[n / 2] : -1LL, (long long) p99);
+           (long long) p50, (long long) p99);
     CHECK(n > 300, "synced and read each frame (%d)", n);
     CHECK(backs == 0, "never backwards (%d)", backs);
     /* Without the thread a reply stamped a frame late can put whole
@@ -147,7 +147,7 @@ static frames_t frame_loop(const char *gate, uint64_t player, bool thread)
     for (int i = 0; i < uncovered && i < 5; i++)
         printf("       %s\n", outside[i]);
     ticksync_client_destroy(&c);
-    return (frames_t) { .p50 = n ? errors[n / 2] : -1, .p99 = p99, .n = n, .outside = uncovered };
+    return (frames_t) { .p50 = p50, .p99 = p99, .n = n, .outside = uncovered };
 }
 
 static void unreachable_client(void)
