@@ -69,7 +69,8 @@ typedef struct {
     int64_t interval_max_us;     /* the interval doubles up to this while the clock's rate is steady and it
                                     predicts each sample, and is back to interval_us at the first it does not
                                     (interval_us: fixed; 2 x interval_us: a third fewer exchanges on a
-                                    steady path for the same accuracy) */
+                                    steady path for the same accuracy, 4 x: about half; a rate that
+                                    walks pays for it, bench/RESULTS.md 5.I) */
 } ticksync_config_t;
 
 typedef enum {
