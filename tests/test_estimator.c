@@ -1197,6 +1197,44 @@ Test(estimator, rejects_negative_and_over_max_round_trips)
     ticksync_destroy(&ts);
 }
 
+/* What a server sends comes off the wire as any int64 (fuzz_clock found
+ * both overflows): an exchange no clock could have made is rejected as bad
+ * and counted, and the clock it reaches does not move. */
+Test(estimator, times_no_clock_reads_are_rejected_and_leave_the_clock_as_it_was)
+{
+    ticksync_t *ts = ticksync_new(NULL);
+    for (int i = 0; i < 10; i++) {
+        int64_t t1 = 1000000 + i * 1000000;
+        cr_assert_eq(ticksync_sample(ts, t1, t1 + 5000000 + 10000, t1 + 5000000 + 10100, t1 + 20100), TICKSYNC_ACCEPTED);
+    }
+    int64_t before = ticksync_offset(ts, 11000000), shown = ticksync_now(ts, 11000000);
+    cr_assert_eq(before, 5000000);
+    int64_t t1 = 11000000;
+    /* t3 - t2 overflows; then times a server could send but no clock reads */
+    cr_assert_eq(ticksync_sample(ts, t1, INT64_MIN, INT64_MAX, t1 + 20000), TICKSYNC_REJECTED_BAD);
+    cr_assert_eq(ticksync_sample(ts, t1, (int64_t) 1 << 61, ((int64_t) 1 << 61) + 100, t1 + 20000), TICKSYNC_REJECTED_BAD);
+    cr_assert_eq(ticksync_sample(ts, INT64_MIN, 0, 0, t1 + 20000), TICKSYNC_REJECTED_BAD, "t4 - t1 overflows");
+    /* a t1 echoed from a day before, the server's times fitted to it so the
+     * round trip looks like any other: an exchange no path reorders */
+    int64_t day = 86400000000;
+    cr_assert_eq(ticksync_sample(ts, t1 - day, t1 - day + 5000000, t1 + 5000000 - 20000 + 100, t1 + 100),
+                 TICKSYNC_REJECTED_BAD);
+    /* one reordered by less than a round trip is an exchange like any */
+    cr_assert_eq(ticksync_sample(ts, t1 - 400000, t1 - 400000 + 5000000 + 10000, t1 - 400000 + 5000000 + 10100,
+                                 t1 - 400000 + 20100),
+                 TICKSYNC_ACCEPTED);
+    ticksync_stats_t st;
+    ticksync_stats(ts, &st);
+    cr_assert_eq(st.rejected_bad, 4);
+    cr_assert_eq(ticksync_offset(ts, 11000000), before);
+    cr_assert_geq(ticksync_now(ts, 11016667), shown + 16667 - 1);
+    cr_assert_leq(ticksync_now(ts, 11033333), shown + 33333 + 1);
+    /* a message stamped at a time no clock reads: its age saturates */
+    cr_assert_eq(ticksync_message_age(ts, INT64_MIN, 11050000), INT64_MAX);
+    cr_assert_eq(ticksync_message_age(ts, INT64_MAX, 11050000), ticksync_now(ts, 11050000) - INT64_MAX, "this one fits");
+    ticksync_destroy(&ts);
+}
+
 Test(estimator, bursts_at_start_then_keeps_the_interval_and_needs_reliable_until_synced)
 {
     ticksync_config_t c;

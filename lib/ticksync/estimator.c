@@ -71,6 +71,7 @@ struct ticksync_t {
     int64_t  shown_local;
     double   shown_offset;
     int64_t  last_now;
+    int64_t  newest;                        /* the newest exchange's local time (bad_times) */
     ts_jitter_t jitter;                     /* round trips' excess over the filter's least */
     ticksync_timeline_t timeline;
     ticksync_stats_t stats;
@@ -129,6 +130,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
     ts_drift_init(&self->drift, c.drift_min_span_us);
     ts_level_init(&self->level, c.up_fraction);
     self->since = INT64_MIN;
+    self->newest = INT64_MIN / 2;
     return self;
 }
 
@@ -630,14 +632,33 @@ static void place(ticksync_t *self, const sample_t *s)
     admit(self, s);
 }
 
+/* Whether an exchange's times are ones no exchange has: a time beyond
+ * ±2^60 µs (some 36,000 years from any clock's zero), whose differences
+ * would not fit in 64 bits; a negative round trip, or a reply before its
+ * request; or a local time further behind the newest exchange's than a
+ * round trip the estimator accepts, which no path reorders (the rings
+ * keep a time as 32-bit µs from an origin that follows the newest). The
+ * server's times come off the wire: a server that sends any, or echoes a
+ * t1 it was not sent, gets its exchange rejected, not the clock moved. */
+static bool bad_times(const ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+{
+    const int64_t limit = (int64_t) 1 << 60;   /* (not "far": windows.h defines it away) */
+    const int64_t t[4] = { t1, t2, t3, t4 };
+    for (int i = 0; i < 4; i++)
+        if (t[i] <= -limit || t[i] >= limit)
+            return true;
+    int64_t local = t1 + (t4 - t1) / 2;
+    return (t4 - t1) - (t3 - t2) < 0 || t4 < t1 || local < self->newest - self->cfg.max_rtt_us;
+}
+
 ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
 {
     self->stats.samples++;
-    int64_t delay = (t4 - t1) - (t3 - t2);
-    if (delay < 0 || t4 < t1) {
+    if (bad_times(self, t1, t2, t3, t4)) {
         self->stats.rejected_bad++;
         return TICKSYNC_REJECTED_BAD;
     }
+    int64_t delay = (t4 - t1) - (t3 - t2);
     if (delay > self->cfg.max_rtt_us) {
         self->stats.rejected_rtt++;
         return TICKSYNC_REJECTED_RTT;
@@ -645,6 +666,8 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     sample_t s = { .local = t1 + (t4 - t1) / 2,
                    .offset = (double) t2 - ((double) t1 + self->cfg.up_fraction * (double) delay),
                    .delay = delay };
+    if (s.local > self->newest)
+        self->newest = s.local;
     if (chosen(self))
         count_rise(self, &s);
     note_excess(self, delay);
@@ -738,7 +761,12 @@ int64_t ticksync_now(ticksync_t *self, int64_t local)
 
 int64_t ticksync_message_age(ticksync_t *self, int64_t server_time, int64_t local)
 {
-    return ticksync_now(self, local) - server_time;
+    int64_t now = ticksync_now(self, local);   /* server_time is off the wire: any int64 */
+    if (server_time < 0 && now > INT64_MAX + server_time)
+        return INT64_MAX;
+    if (server_time > 0 && now < INT64_MIN + server_time)
+        return INT64_MIN;
+    return now - server_time;
 }
 
 int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)

@@ -75,7 +75,8 @@ typedef struct {
 
 typedef enum {
     TICKSYNC_ACCEPTED = 0,
-    TICKSYNC_REJECTED_BAD,       /* negative round trip: timestamps that cannot be */
+    TICKSYNC_REJECTED_BAD,       /* timestamps that cannot be: a negative round trip, a time beyond
+                                    ±2^60 µs, a local time over max_rtt_us behind the newest exchange's */
     TICKSYNC_REJECTED_RTT,       /* over max_rtt_us */
     TICKSYNC_REJECTED_DEV,       /* over the delay-deviation ratio: never admitted, though still read for
                                     a server step where one way is below its edge */
@@ -125,7 +126,8 @@ TICKSYNC_API int64_t ticksync_next_sync(const ticksync_t *self);
 TICKSYNC_API bool ticksync_needs_reliable(const ticksync_t *self);
 TICKSYNC_API bool ticksync_synced(const ticksync_t *self);
 
-/* How long ago (µs) the server stamped server_time, as of local. */
+/* How long ago (µs) the server stamped server_time, as of local; INT64_MAX or INT64_MIN where the
+ * difference does not fit (a stamp no clock reads). */
 TICKSYNC_API int64_t ticksync_message_age(ticksync_t *self, int64_t server_time, int64_t local);
 
 /* The ± bound (µs) of ticksync_now's error at local: the asymmetry the

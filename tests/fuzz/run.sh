@@ -16,7 +16,7 @@ case "${1:-}" in
 esac
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DTICKSYNC_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
-for t in frame msg envelope datagram; do
+for t in frame msg envelope datagram clock; do
   work=build-fuzz/corpus-$t
   rm -rf "$work" && mkdir -p "$work" && cp tests/fuzz/corpus/$t/* "$work/"
   start=$(date +%s)
