@@ -71,7 +71,7 @@ struct ticksync_t {
     int64_t  shown_local;
     double   shown_offset;
     int64_t  last_now;
-    int64_t  newest;                        /* the newest exchange's local time (bad_times) */
+    int64_t  newest;                        /* the newest exchange's local time (ticksync_sample) */
     ts_jitter_t jitter;                     /* round trips' excess over the filter's least */
     ticksync_timeline_t timeline;
     ticksync_stats_t stats;
@@ -632,38 +632,40 @@ static void place(ticksync_t *self, const sample_t *s)
     admit(self, s);
 }
 
-/* Whether an exchange's times are ones no exchange has: a time beyond
- * ±2^60 µs (some 36,000 years from any clock's zero), whose differences
- * would not fit in 64 bits; a negative round trip, or a reply before its
- * request; or a local time further behind the newest exchange's than a
- * round trip the estimator accepts, which no path reorders (the rings
- * keep a time as 32-bit µs from an origin that follows the newest). The
- * server's times come off the wire: a server that sends any, or echoes a
- * t1 it was not sent, gets its exchange rejected, not the clock moved. */
-static bool bad_times(const ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+/* Whether any of an exchange's times is beyond ±2^60 µs, some 36,000
+ * years from any clock's zero, where the differences the exchange gives
+ * would not fit in 64 bits. The server's times come off the wire: a
+ * server that sends any gets its exchange rejected, not the clock moved. */
+static bool beyond_any_clock(int64_t t1, int64_t t2, int64_t t3, int64_t t4)
 {
     const int64_t limit = (int64_t) 1 << 60;   /* (not "far": windows.h defines it away) */
     const int64_t t[4] = { t1, t2, t3, t4 };
     for (int i = 0; i < 4; i++)
         if (t[i] <= -limit || t[i] >= limit)
             return true;
-    int64_t local = t1 + (t4 - t1) / 2;
-    return (t4 - t1) - (t3 - t2) < 0 || t4 < t1 || local < self->newest - self->cfg.max_rtt_us;
+    return false;
 }
 
+/* An exchange no clock could have made is rejected as bad: a time beyond
+ * any clock's, a negative round trip or a reply before its request, or a
+ * local time further behind the newest exchange's than a round trip the
+ * estimator accepts, which no path reorders (a server that echoes a t1 it
+ * was not sent does; the rings keep a time as 32-bit µs from an origin
+ * that follows the newest). */
 ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
 {
     self->stats.samples++;
-    if (bad_times(self, t1, t2, t3, t4)) {
+    bool beyond = beyond_any_clock(t1, t2, t3, t4);   /* else every difference below fits */
+    int64_t delay = beyond ? 0 : (t4 - t1) - (t3 - t2), local = beyond ? 0 : t1 + (t4 - t1) / 2;
+    if (beyond || delay < 0 || t4 < t1 || local < self->newest - self->cfg.max_rtt_us) {
         self->stats.rejected_bad++;
         return TICKSYNC_REJECTED_BAD;
     }
-    int64_t delay = (t4 - t1) - (t3 - t2);
     if (delay > self->cfg.max_rtt_us) {
         self->stats.rejected_rtt++;
         return TICKSYNC_REJECTED_RTT;
     }
-    sample_t s = { .local = t1 + (t4 - t1) / 2,
+    sample_t s = { .local = local,
                    .offset = (double) t2 - ((double) t1 + self->cfg.up_fraction * (double) delay),
                    .delay = delay };
     if (s.local > self->newest)
