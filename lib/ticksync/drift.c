@@ -201,6 +201,23 @@ static bool bent(double apart, double span, double se, double min_span)
     return bends(apart, se) && span >= TS_TUNING.bend_min_spans * min_span;
 }
 
+/* The ways a drift is read over: the rings' ways from first on (n of
+ * them), each way's time from the first's and its two measurements. */
+typedef struct {
+    const ts_rings_t *r;
+    int first, n;
+    double t[TS_RINGS_WAYS], up[TS_RINGS_WAYS], down[TS_RINGS_WAYS];
+} window_t;
+
+/* Each way's lower hull of the window's ways [lo, hi), walked over the
+ * ways the rings say may lie on it. */
+static void hulls(const window_t *w, int lo, int hi, ts_fit_hull_t *hu, ts_fit_hull_t *hd)
+{
+    int idx[TS_RINGS_WAYS];
+    ts_fit_hull_of(w->t, w->up, idx, ts_rings_hull_ways(w->r, w->first, lo, hi, false, idx), hu);
+    ts_fit_hull_of(w->t, w->down, idx, ts_rings_hull_ways(w->r, w->first, lo, hi, true, idx), hd);
+}
+
 /* A rate's turn (its most or least) in the middle of the window [from, n)
  * leaves the two halves' drifts (older, newer; their difference's error
  * halves_se) alike, and a line over the window then misses the turn as a
@@ -208,18 +225,16 @@ static bool bent(double apart, double span, double se, double min_span)
  * halves' mean, doubled, is the change a bend between the halves would
  * have: returned (as its size) where it would bend the window and stands
  * out of its error by turn_z, else 0. */
-static double turn_in_middle(const double *t, const double *up, const double *down, int from, int n, double older,
-                             double newer, double halves_se)
+static double turn_in_middle(const window_t *w, int from, double older, double newer, double halves_se)
 {
-    int q1 = from + (n - from) / 4, q3 = from + 3 * (n - from) / 4;
+    int q1 = from + (w->n - from) / 4, q3 = from + 3 * (w->n - from) / 4;
     ts_fit_hull_t mu, md;
-    ts_fit_hull(t, up, q1, q3, &mu);
-    ts_fit_hull(t, down, q1, q3, &md);
-    double middle = (ts_fit_hull_slope(t, up, &mu) - ts_fit_hull_slope(t, down, &md)) / 2;
+    hulls(w, q1, q3, &mu, &md);
+    double middle = (ts_fit_hull_slope(w->t, w->up, &mu) - ts_fit_hull_slope(w->t, w->down, &md)) / 2;
     double turn = fabs(2 * (middle - (older + newer) / 2));
     if (turn <= fabs(newer - older) || !bends(turn, halves_se))   /* (the caller has the window's span) */
         return 0;
-    return turn > TS_TUNING.turn_z * ts_fit_turn_error(t, up, down, q1, q3, &mu, &md, halves_se) ? turn : 0;
+    return turn > TS_TUNING.turn_z * ts_fit_turn_error(w->t, w->up, w->down, q1, q3, &mu, &md, halves_se) ? turn : 0;
 }
 
 /* The window [from, n) whose line misses no bend, and each way's lower
@@ -230,18 +245,16 @@ static double turn_in_middle(const double *t, const double *up, const double *do
  * bend_min_spans / 2 min_spans: chords over 20 s are off by 5-25 ppm under
  * 2 ms of jitter. d->bend_us is how far the kept window's line misses its
  * bend, a quarter of the halves' difference times the span. */
-static int unbent_window(ts_drift_t *d, const double *t, const double *up, const double *down, int n,
-                         ts_fit_hull_t *hu, ts_fit_hull_t *hd)
+static int unbent_window(ts_drift_t *d, const window_t *w, ts_fit_hull_t *hu, ts_fit_hull_t *hd)
 {
-    int from = 0;
+    const double *t = w->t, *up = w->up, *down = w->down;
+    int from = 0, n = w->n;
     d->bend_us = 0;
     ts_fit_hull_t ou, od, nu, nd;   /* the window's halves' hulls, older and newer */
     while (n - from >= 2 * TS_TUNING.ways_min && t[n - 1] - t[from] >= 2 * d->min_span) {
         int mid = from + (n - from) / 2;
-        ts_fit_hull(t, up, from, mid, &ou);
-        ts_fit_hull(t, down, from, mid, &od);
-        ts_fit_hull(t, up, mid, n, &nu);
-        ts_fit_hull(t, down, mid, n, &nd);
+        hulls(w, from, mid, &ou, &od);
+        hulls(w, mid, n, &nu, &nd);
         /* The whole window's halves' error, and its turn, are read every
          * turn_every samples (they move by a few samples' worth between),
          * a halved window's each time. */
@@ -258,7 +271,7 @@ static int unbent_window(ts_drift_t *d, const double *t, const double *up, const
         double span = t[n - 1] - t[from], apart = fabs(newer - older), turn = 0;
         bool alike = !bends(apart, se) && span >= TS_TUNING.bend_min_spans * d->min_span;
         if (alike) {
-            turn = look ? turn_in_middle(t, up, down, from, n, older, newer, se) : d->turn;
+            turn = look ? turn_in_middle(w, from, older, newer, se) : d->turn;
             apart = fmax(apart, turn);
         }
         if (whole && look) {   /* kept until the next look, which is the next sample while the halves differ */
@@ -277,10 +290,8 @@ static int unbent_window(ts_drift_t *d, const double *t, const double *up, const
         *hu = nu;
         *hd = nd;
     }
-    if (from == 0) {
-        ts_fit_hull(t, up, 0, n, hu);
-        ts_fit_hull(t, down, 0, n, hd);
-    }
+    if (from == 0)
+        hulls(w, 0, n, hu, hd);
     return from;
 }
 
@@ -310,19 +321,20 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
     if (!d->known || !ways_span(d, r, first))
         return;
     int64_t t0 = ts_rings_local(r, ts_rings_way(r, first)->local);
-    double t[TS_RINGS_WAYS], up[TS_RINGS_WAYS], down[TS_RINGS_WAYS];
+    window_t w = { .r = r, .first = first, .n = n };
     for (int i = 0; i < n; i++) {
-        const ts_way_t *w = ts_rings_way(r, first + i);
-        t[i] = (double) (ts_rings_local(r, w->local) - t0);
-        up[i] = w->up;
-        down[i] = w->down;
+        const ts_way_t *way = ts_rings_way(r, first + i);
+        w.t[i] = (double) (ts_rings_local(r, way->local) - t0);
+        w.up[i] = way->up;
+        w.down[i] = way->down;
     }
     ts_fit_hull_t hu, hd;
-    int from = unbent_window(d, t, up, down, n, &hu, &hd);
+    int from = unbent_window(d, &w, &hu, &hd);
     d->bend_since = ts_rings_local(r, ts_rings_way(r, first + from)->local);
     double eu, ed, spu, spd;
-    double su = ts_fit_chord_of(t, up, from, n, &hu, &eu, &spu), sd = ts_fit_chord_of(t, down, from, n, &hd, &ed, &spd);
-    int64_t now = t0 + (int64_t) t[n - 1];
+    double su = ts_fit_chord_of(w.t, w.up, from, n, &hu, &eu, &spu);
+    double sd = ts_fit_chord_of(w.t, w.down, from, n, &hd, &ed, &spd);
+    int64_t now = t0 + (int64_t) w.t[n - 1];
     bool alike;
     ts_rate_t chords = two_ways(su, eu, spu, sd, ed, spd, &alike);
     if (alike) {

@@ -30,6 +30,11 @@ void ts_fit_hull(const double *t, const double *y, int lo, int hi, ts_fit_hull_t
     chain(t, y, NULL, lo, hi - lo, hull);
 }
 
+void ts_fit_hull_of(const double *t, const double *y, const int *idx, int n, ts_fit_hull_t *hull)
+{
+    chain(t, y, idx, 0, n, hull);
+}
+
 void ts_fit_hull_join(const double *t, const double *y, const ts_fit_hull_t *a, const ts_fit_hull_t *b,
                       ts_fit_hull_t *out)
 {

@@ -23,6 +23,9 @@ typedef struct {
 
 /* The lower hull of the points [lo, hi), at most TS_FIT_MAX of them. */
 void ts_fit_hull(const double *t, const double *y, int lo, int hi, ts_fit_hull_t *hull);
+/* The lower hull of the points idx[0..n), in time order: of any points
+ * among which those are all that may lie on their lower hull. */
+void ts_fit_hull_of(const double *t, const double *y, const int *idx, int n, ts_fit_hull_t *hull);
 /* The lower hull of the points of two hulls over the same arrays, a's all
  * before b's in time: the hull of the two sets' union, from their hulls
  * alone. */
