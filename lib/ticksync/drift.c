@@ -9,7 +9,7 @@
 void ts_drift_init(ts_drift_t *d, int64_t min_span_us)
 {
     *d = (ts_drift_t) { .min_span = (double) min_span_us, .error = INFINITY, .carried.se = NAN,
-                        .bend_since = INT64_MIN };
+                        .bend_since = INT64_MIN, .spread_up = NAN, .spread_down = NAN };
 }
 
 static double clamp_freq(double f)
@@ -178,7 +178,7 @@ static bool long_slope(const ts_rings_t *r, double *slope, double *err)
         return false;
     if (ts_fit_too_few_runs(tu, yu, n, TS_TUNING.runs_z) || ts_fit_too_few_runs(td, yd, n, TS_TUNING.runs_z))
         return false;   /* a curve the halves do not show (a sinusoid's over about a period) */
-    double eu, ed, spu, spd;
+    double eu, ed, spu = NAN, spd = NAN;
     double su = ts_fit_chord(tu, yu, n, &eu, &spu), sd = ts_fit_chord(td, yd, n, &ed, &spd);
     bool alike;
     ts_rate_t rate = two_ways(su, eu, spu, sd, ed, spd, &alike);
@@ -331,9 +331,10 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
     ts_fit_hull_t hu, hd;
     int from = unbent_window(d, &w, &hu, &hd);
     d->bend_since = ts_rings_local(r, ts_rings_way(r, first + from)->local);
-    double eu, ed, spu, spd;
-    double su = ts_fit_chord_of(w.t, w.up, from, n, &hu, &eu, &spu);
-    double sd = ts_fit_chord_of(w.t, w.down, from, n, &hd, &ed, &spd);
+    double eu, ed;
+    double su = ts_fit_chord_of(w.t, w.up, from, n, &hu, &eu, &d->spread_up);
+    double sd = ts_fit_chord_of(w.t, w.down, from, n, &hd, &ed, &d->spread_down);
+    double spu = d->spread_up, spd = d->spread_down;
     int64_t now = t0 + (int64_t) w.t[n - 1];
     bool alike;
     ts_rate_t chords = two_ways(su, eu, spu, sd, ed, spd, &alike);

@@ -127,12 +127,33 @@ static double kth_least(double *v, int n, int k)
     return v[k];
 }
 
+/* The k-th least of v[0..n) (v is reordered), looked for first among
+ * the values in [lo, hi]: where it is one of them, one pass over v and a
+ * select among those few; else kth_least over all. A band around where
+ * the value was read a sample before holds it as a window moves on by a
+ * sample (NAN bounds: none). */
+static double kth_least_near(double *v, int n, int k, double lo, double hi)
+{
+    double band[TS_FIT_MAX];
+    int below = 0, nb = 0;
+    for (int i = 0; i < n; i++) {
+        double x = v[i];
+        below += x < lo;
+        band[nb] = x;
+        nb += (x >= lo) & (x <= hi);
+    }
+    if (k >= below && k < below + nb)
+        return kth_least(band, nb, k - below);
+    return kth_least(v, n, k);
+}
+
 /* The points' residuals from a line of slope: the spacing of their
  * TS_FIT_EDGE_K least, how far above its lower edge a way's measurements
  * sit near it; and where spread is wanted, their median over the least,
  * how far they typically sit above it (steady from a few dozen
  * measurements on, where the spacing at the bottom is not: it tells a way
- * that queues, a congested uplink, from one that does not). One pass
+ * that queues, a congested uplink, from one that does not), looked for
+ * within an eighth of *spread's value on entry (NAN: none). One pass
  * gives both, as the drift wants both of one chord. */
 static double residuals(const double *t, const double *y, int n, double slope, double *spread)
 {
@@ -150,8 +171,10 @@ static double residuals(const double *t, const double *y, int n, double slope, d
             ts_fit_keep_least(least, &k, r[i]);
             top = least[TS_FIT_EDGE_K - 1];
         }
-    if (spread)
-        *spread = n > 0 ? kth_least(r, n, n / 2) - least[0] : 0;
+    if (spread) {
+        double near = *spread;
+        *spread = n > 0 ? kth_least_near(r, n, n / 2, least[0] + near * 7 / 8, least[0] + near * 9 / 8) - least[0] : 0;
+    }
     return ts_fit_spacing(least, k);
 }
 
@@ -162,7 +185,7 @@ double ts_fit_edge_noise(const double *t, const double *y, int n, double slope)
 
 double ts_fit_spread(const double *t, const double *y, int n, double slope)
 {
-    double spread;
+    double spread = NAN;
     residuals(t, y, n, slope, &spread);
     return spread;
 }
