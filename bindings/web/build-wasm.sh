@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# bindings/web/build-wasm.sh MSGPACK_SRC WORK_DIR OUT_DIR - libticksync for the
-# browser: the estimator, the session and the timeline, the same C sources
-# as the native library, compiled by Debian's emscripten into OUT_DIR's
+# bindings/web/build-wasm.sh MSGPACK_SRC WORK_DIR OUT_DIR SOURCE... - libticksync
+# for the browser: the estimator, the session and the timeline, the same C
+# sources as the native library (SOURCE..., with proto's codec: the list
+# bindings/web/CMakeLists.txt gives), compiled by Debian's emscripten into OUT_DIR's
 # ticksync_wasm.wasm and its loader ticksync_wasm.mjs (an ES module). UDP
 # is left out (TICKSYNC_NO_UDP): a page has no UDP socket.
 #
@@ -14,6 +15,7 @@ root=$(cd "$here/../.." && pwd)
 src=$1
 work=$2
 out=$3
+shift 3
 mkdir -p "$work" "$out"
 # Debian's emscripten runs its JavaScript tools with the machine's node,
 # which must find Debian's node modules (acorn) when it is not Debian's own.
@@ -32,8 +34,7 @@ list=_malloc,_free
 for f in "${exports[@]}"; do list+=",_ticksync_$f"; done
 emcc -Oz -flto -DTICKSYNC_NO_UDP -Wall -Wextra -Werror \
   -I"$work/include" -I"$work/include/msgpack" -I"$src/include" -I"$root/proto" -I"$root/lib/ticksync" \
-  "$root/proto/msg.c" "$root/proto/pack.c" \
-  "$root/lib/ticksync/estimator.c" "$root/lib/ticksync/drift.c" "$root/lib/ticksync/fit.c" "$root/lib/ticksync/jitter.c" "$root/lib/ticksync/level.c" "$root/lib/ticksync/polling.c" "$root/lib/ticksync/rings.c" "$root/lib/ticksync/samples.c" "$root/lib/ticksync/session.c" "$root/lib/ticksync/timeline.c" \
+  "$@" \
   "$work/libmsgpackc.a" \
   -sEXPORTED_FUNCTIONS="$list" -sEXPORTED_RUNTIME_METHODS=HEAPU8 -sWASM_BIGINT -sMODULARIZE -sEXPORT_ES6 \
   -sENVIRONMENT=web -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sFILESYSTEM=0 \
