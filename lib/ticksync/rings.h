@@ -105,10 +105,13 @@ int ts_rings_ways_from(const ts_rings_t *r, int64_t since);
 int ts_rings_hull_ways(const ts_rings_t *r, int first, int lo, int hi, bool down, int *idx);
 
 /* The place of the i-th oldest of the n entries of a ring of size whose
- * next write goes to next. */
+ * next write goes to next (i from 0 to n). No division: the points ring's
+ * size is the game's drift_points, and a division by it for each point
+ * read, some 160 a sample, cost more than the reads. */
 static inline int ts_rings_at(int next, int n, int size, int i)
 {
-    return (next - n + size + i) % size;
+    int at = next - n + size + i;   /* 0 <= at < 2 size */
+    return at < size ? at : at - size;
 }
 
 /* A ring's time as local time. */
