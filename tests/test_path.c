@@ -1,0 +1,126 @@
+/* tests/test_path.c - a new path as the round trips tell it
+ * (lib/ticksync/path): how many rises in a row the path's own queueing
+ * asks for; a run of rises over the filter's least, kept against the least
+ * as it was at the run's first and broken by one round trip under it; and
+ * the filter's least risen above the ways', which a route longer by about
+ * the outlier limit gives and one path's queueing does not. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "path.h"
+#include "ringfeed.h"
+#include "tuning.h"
+
+/* A jitter whose kept excesses pass over_us in share of them. */
+static void jitter_with(ts_jitter_t *j, double share, double over_us)
+{
+    *j = (ts_jitter_t) { 0 };
+    for (int i = 0; i < TS_JITTER_N; i++)
+        ts_jitter_add(j, i < share * TS_JITTER_N ? 2 * over_us : over_us / 4);
+}
+
+Test(path, the_rises_needed_are_as_many_as_the_queueing_makes_rare)
+{
+    ts_jitter_t j;
+    jitter_with(&j, 0, 20000);
+    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6), 6, "a clean path: the count");
+    jitter_with(&j, 0.25, 20000);
+    /* 0.25^10 = 9.5e-7 is the first at most 1e-6 */
+    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6), 10);
+    cr_assert_eq(ts_path_rises_needed(&j, 60000, 6), 6, "over a least the queueing never passes: the count");
+    jitter_with(&j, 1, 20000);
+    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6), TS_TUNING.rises_max, "queueing that always passes: the most");
+}
+
+static ts_filter_t filter_of(int n, int64_t delay)
+{
+    ts_filter_t f;
+    ts_filter_init(&f, 8);
+    for (int i = 0; i < n; i++)
+        ts_filter_add(&f, &(ts_sample_t) { .local = i, .offset = 0, .delay = delay });
+    return f;
+}
+
+Test(path, a_run_of_rises_is_a_new_path_and_a_round_trip_under_breaks_it)
+{
+    ts_jitter_t j;
+    jitter_with(&j, 0, 1000);
+    ts_filter_t f = filter_of(8, 40000);   /* no spread: an outlier limit of 10 x 500 us */
+    ts_path_t p;
+    ts_path_clear(&p);
+    for (int i = 0; i < 5; i++)
+        cr_assert_not(ts_path_rise(&p, &f, &j, 46000, 20000, 10, 6), "rise %d of 6", i + 1);
+    cr_assert_not(ts_path_rise(&p, &f, &j, 44000, 20000, 10, 6), "under the outlier limit: the run ends");
+    for (int i = 0; i < 5; i++)
+        cr_assert_not(ts_path_rise(&p, &f, &j, 46000, 20000, 10, 6));
+    cr_assert(ts_path_rise(&p, &f, &j, 46000, 20000, 10, 6), "the sixth in a row");
+}
+
+Test(path, a_run_is_held_to_the_least_at_its_first)
+{
+    ts_jitter_t j;
+    jitter_with(&j, 0, 1000);
+    ts_filter_t f = filter_of(8, 40000);
+    ts_path_t p;
+    ts_path_clear(&p);
+    for (int i = 0; i < 5; i++) {
+        cr_assert_not(ts_path_rise(&p, &f, &j, 70000, 20000, 10, 6));
+        /* the new route's samples fill the filter, its least rising to theirs */
+        ts_filter_add(&f, &(ts_sample_t) { .local = 100 + i, .offset = 0, .delay = 70000 });
+    }
+    for (int i = 0; i < 3; i++)
+        ts_filter_add(&f, &(ts_sample_t) { .local = 200 + i, .offset = 0, .delay = 70000 });
+    cr_assert_eq(ts_filter_min_delay(&f), 70000);
+    cr_assert(ts_path_rise(&p, &f, &j, 70000, 20000, 10, 6), "still over the least of the run's first");
+}
+
+Test(path, a_filter_not_yet_full_or_without_spread_tells_no_rise_it_cannot)
+{
+    ts_jitter_t j;
+    jitter_with(&j, 0, 1000);
+    ts_filter_t f = filter_of(2, 40000);   /* too few for an outlier limit: path_change_us alone */
+    ts_path_t p;
+    ts_path_clear(&p);
+    for (int i = 0; i < 10; i++)
+        cr_assert_not(ts_path_rise(&p, &f, &j, 59000, 20000, 10, 6), "under path_change_us");
+}
+
+/* A path's samples at seconds from..to, each way base_us plus exponential
+ * queueing of q µs, fed to the rings, the drift, the level and the filter
+ * as the estimator feeds them; true when the filter's least was once read
+ * as risen. */
+static bool feed(ts_rings_t *r, ts_drift_t *d, ts_level_t *l, ts_filter_t *f, int from, int to, double base_us,
+                 double q)
+{
+    bool risen = false;
+    for (int i = from; i < to; i++) {
+        double up = base_us + ringfeed_queueing(q), down = base_us + ringfeed_queueing(q);
+        int64_t delay = llround(up + down);
+        ts_sample_t s = { .local = (int64_t) i * 1000000, .offset = 3000 + up - 0.5 * (double) delay, .delay = delay };
+        int64_t least = ts_filter_min_delay(f);
+        ts_filter_add(f, &s);
+        ringfeed(r, d, &s, 0.5);
+        ts_level_update(l, r, d, INT64_MIN);
+        if (ts_filter_min_delay(f) > least)
+            risen |= ts_path_filter_risen(f, r, l, d, 4000);
+    }
+    return risen;
+}
+
+Test(path, the_filters_least_risen_above_the_ways_is_a_longer_route)
+{
+    static ts_rings_t r;
+    ts_drift_t d;
+    ts_level_t l;
+    ts_filter_t f;
+    for (unsigned seed = 1; seed <= 5; seed++) {
+        srand(seed);
+        ts_rings_init(&r, 64);
+        ts_drift_init(&d, 20000000);
+        ts_level_init(&l, 0.5);
+        ts_filter_init(&f, 8);
+        cr_assert_not(feed(&r, &d, &l, &f, 0, 3000, 20000, 1000), "one path's queueing, seed %u", seed);
+        cr_assert(feed(&r, &d, &l, &f, 3000, 3008, 26000, 1000), "a route 12 ms longer, seed %u", seed);
+    }
+}
