@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "tuning.h"
+
 /* Andrew's monotone chain, lower half, over the points idx[0..n) (time
  * order; idx NULL: lo, lo + 1, ...) into hull: a point goes on, and the
  * last hull point goes while it is not below the chord to the new one.
@@ -46,8 +48,9 @@ void ts_fit_hull_join(const double *t, const double *y, const ts_fit_hull_t *a, 
     chain(t, y, idx, 0, a->n + b->n, out);
 }
 
-/* The slope of the lower hull between a quarter and three quarters of its
- * span: the chord of the lower edge. Queueing only ever adds delay, so a
+/* The slope of the lower hull between TS_TUNING.chord_at of its span and
+ * one less that (a quarter and three quarters): the chord of the lower
+ * edge. Queueing only ever adds delay, so a
  * way's lower edge is its fixed delay plus the clocks' drift, and how heavy
  * the tail above it is does not matter (the lower edge is Moon, Skelly and
  * Towsley's skew estimator, 1999; a chord over half the span, rather than
@@ -58,7 +61,7 @@ double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *
     const int *v = hull->idx;
     int h = hull->n;
     double t0 = t[v[0]], t1 = t[v[h - 1]];
-    double at[2] = { t0 + (t1 - t0) / 4, t0 + (t1 - t0) * 3 / 4 }, on[2] = { 0, 0 };
+    double c = TS_TUNING.chord_at, at[2] = { t0 + (t1 - t0) * c, t0 + (t1 - t0) * (1 - c) }, on[2] = { 0, 0 };
     for (int k = 0; k + 1 < h && t[v[k]] <= at[1]; k++) {   /* the segments up to the second point */
         int a = v[k], b = v[k + 1];
         for (int j = 0; j < 2; j++)
@@ -192,13 +195,13 @@ double ts_fit_spread(const double *t, const double *y, int n, double slope)
 
 /* The chord of one way's points (t[i], y[i]), and in *err its error: the
  * chord's ends can sit above the true edge by about the spacing of the
- * way's least measurements, half the span apart. */
+ * way's least measurements, 1 - 2 chord_at of the span apart. */
 double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err,
                        double *spread)
 {
-    double s = ts_fit_hull_slope(t, y, hull), half = (t[hi - 1] - t[lo]) / 2;
+    double s = ts_fit_hull_slope(t, y, hull), apart = (t[hi - 1] - t[lo]) * (1 - 2 * TS_TUNING.chord_at);
     double noise = residuals(t + lo, y + lo, hi - lo, s, spread);
-    *err = half > 0 ? M_SQRT2 * noise / half : INFINITY;
+    *err = apart > 0 ? M_SQRT2 * noise / apart : INFINITY;
     return s;
 }
 

@@ -19,6 +19,7 @@ typedef struct {
     double freq_z;            /* standard errors a drift must stand out by to be used in full */
     double carry_wander;      /* how fast a drift carried over a new path grows stale, per second */
     double alike_k;           /* the drift's error is at most this many alike chords' errors */
+    double chord_at;          /* a way's chord runs over its lower hull from this share of the span to one less it */
     /* the samples */
     double dev_floor_us;      /* a filter's delay spread below this is measurement noise */
     double weight_floor_us;   /* excess delay that counts as none, for the points' weights */
@@ -59,6 +60,7 @@ static const ts_tuning_t TS_TUNING = {
     .freq_z = 2.0,
     .carry_wander = 0.05e-6,
     .alike_k = 2.0,
+    .chord_at = 0.25,
     .dev_floor_us = 500.0,
     .weight_floor_us = 2000.0,
     .fit_points = 4,
