@@ -120,6 +120,9 @@ void e2e_start_gate(e2e_stack_t *s, int k)
     argv[n] = NULL;
     s->gate[k] = spawn(argv, NULL);
     wait_port(s->port[k], "gate");
+    /* the listening socket is opened before the metrics endpoint: a test
+     * that reads /metrics at once would race it */
+    wait_port(s->metrics_port[k], "gate metrics");
 }
 
 /* The first of this test process's ten ports, below the ephemeral range
