@@ -33,6 +33,12 @@ Test(path, the_rises_needed_are_as_many_as_the_queueing_makes_rare)
     cr_assert_eq(ts_path_rises_needed(&j, 20000, 6), TS_TUNING.rises_max, "queueing that always passes: the most");
 }
 
+/* The estimator's outlier limit at its defaults (max_delay_dev_ratio 10). */
+static double limit(const ts_filter_t *f)
+{
+    return ts_filter_outlier_limit(f, 10, TS_TUNING.dev_floor_us);
+}
+
 static ts_filter_t filter_of(int n, int64_t delay)
 {
     ts_filter_t f;
@@ -50,11 +56,11 @@ Test(path, a_run_of_rises_is_a_new_path_and_a_round_trip_under_breaks_it)
     ts_path_t p;
     ts_path_clear(&p);
     for (int i = 0; i < 5; i++)
-        cr_assert_not(ts_path_rise(&p, &f, &j, 46000, 20000, 10, 6), "rise %d of 6", i + 1);
-    cr_assert_not(ts_path_rise(&p, &f, &j, 44000, 20000, 10, 6), "under the outlier limit: the run ends");
+        cr_assert_not(ts_path_rise(&p, &f, &j, 46000, 20000, limit(&f), 6), "rise %d of 6", i + 1);
+    cr_assert_not(ts_path_rise(&p, &f, &j, 44000, 20000, limit(&f), 6), "under the outlier limit: the run ends");
     for (int i = 0; i < 5; i++)
-        cr_assert_not(ts_path_rise(&p, &f, &j, 46000, 20000, 10, 6));
-    cr_assert(ts_path_rise(&p, &f, &j, 46000, 20000, 10, 6), "the sixth in a row");
+        cr_assert_not(ts_path_rise(&p, &f, &j, 46000, 20000, limit(&f), 6));
+    cr_assert(ts_path_rise(&p, &f, &j, 46000, 20000, limit(&f), 6), "the sixth in a row");
 }
 
 Test(path, a_run_is_held_to_the_least_at_its_first)
@@ -65,14 +71,14 @@ Test(path, a_run_is_held_to_the_least_at_its_first)
     ts_path_t p;
     ts_path_clear(&p);
     for (int i = 0; i < 5; i++) {
-        cr_assert_not(ts_path_rise(&p, &f, &j, 70000, 20000, 10, 6));
+        cr_assert_not(ts_path_rise(&p, &f, &j, 70000, 20000, limit(&f), 6));
         /* the new route's samples fill the filter, its least rising to theirs */
         ts_filter_add(&f, &(ts_sample_t) { .local = 100 + i, .offset = 0, .delay = 70000 });
     }
     for (int i = 0; i < 3; i++)
         ts_filter_add(&f, &(ts_sample_t) { .local = 200 + i, .offset = 0, .delay = 70000 });
     cr_assert_eq(ts_filter_min_delay(&f), 70000);
-    cr_assert(ts_path_rise(&p, &f, &j, 70000, 20000, 10, 6), "still over the least of the run's first");
+    cr_assert(ts_path_rise(&p, &f, &j, 70000, 20000, limit(&f), 6), "still over the least of the run's first");
 }
 
 Test(path, a_filter_not_yet_full_or_without_spread_tells_no_rise_it_cannot)
@@ -83,7 +89,7 @@ Test(path, a_filter_not_yet_full_or_without_spread_tells_no_rise_it_cannot)
     ts_path_t p;
     ts_path_clear(&p);
     for (int i = 0; i < 10; i++)
-        cr_assert_not(ts_path_rise(&p, &f, &j, 59000, 20000, 10, 6), "under path_change_us");
+        cr_assert_not(ts_path_rise(&p, &f, &j, 59000, 20000, limit(&f), 6), "under path_change_us");
 }
 
 /* A path's samples at seconds from..to, each way base_us plus exponential

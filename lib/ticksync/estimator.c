@@ -209,14 +209,18 @@ static void add_point(ticksync_t *self, const sample_t *s)
     ts_drift_from_points(&self->drift, &self->rings, self->step.since);
 }
 
-/* Whether s is an outlier, rejected for its round trip: over the filter's
- * least delay by more than max_delay_dev_ratio of the filter's spread
+/* How far over the filter's least delay a sample is an outlier, rejected
+ * for its round trip: max_delay_dev_ratio of the filter's spread
  * (chrony's maxdelaydevratio), of at least TS_TUNING.dev_floor_us; none
  * before the filter has TS_TUNING.spread_min samples. */
+static double outlier_limit(const ticksync_t *self)
+{
+    return ts_filter_outlier_limit(&self->filter, self->cfg.max_delay_dev_ratio, TS_TUNING.dev_floor_us);
+}
+
 static bool outlier(const ticksync_t *self, const sample_t *s)
 {
-    double limit = ts_filter_outlier_limit(&self->filter, self->cfg.max_delay_dev_ratio, TS_TUNING.dev_floor_us);
-    return (double) (s->delay - filter_min_delay(self)) > limit;
+    return (double) (s->delay - filter_min_delay(self)) > outlier_limit(self);
 }
 
 /* An accepted sample joins the filter, the ways (a block of the long
@@ -427,7 +431,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
     if (s.local > self->newest)
         self->newest = s.local;
     if (chosen(self) && ts_path_rise(&self->path, &self->filter, &self->jitter, delay, (double) self->cfg.path_change_us,
-                                     self->cfg.max_delay_dev_ratio, self->cfg.path_change_count))
+                                     outlier_limit(self), self->cfg.path_change_count))
         reset_filter(self, s.local);
     note_excess(self, delay);
     if (outlier(self, &s)) {

@@ -36,10 +36,10 @@ void ts_fit_hull_join(const double *t, const double *y, const ts_fit_hull_t *a, 
 double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *hull);
 /* The chord of the points [0, n), and in *err its error: the chord's ends
  * sit above the true edge by about the spacing of the least residuals,
- * half the span apart; in *spread (unless NULL) their ts_fit_spread from
- * the chord, read off the same residuals: on entry, the spread read a
- * sample before, or NAN (only the time taken depends on it). _of: of the
- * points [lo, hi), whose hull is made. */
+ * 1 - 2 TS_TUNING.chord_at of the span apart; in *spread (unless NULL)
+ * their ts_fit_spread from the chord, read off the same residuals: on
+ * entry, the spread read a sample before, or NAN (only the time taken
+ * depends on it). _of: of the points [lo, hi), whose hull is made. */
 double ts_fit_chord(const double *t, const double *y, int n, double *err, double *spread);
 double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err,
                        double *spread);

@@ -36,10 +36,10 @@ int ts_path_rises_needed(const ts_jitter_t *j, double least, int count)
  * and a run that needs more would otherwise end there and never finish.
  * How many it needs is read again as the run's least excess falls. */
 bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, const ts_jitter_t *j, int64_t delay, double rise_us,
-                  double ratio, int count)
+                  double outlier_limit, int count)
 {
     if (p->rises == 0) {
-        p->rise = fmin(rise_us, ts_filter_outlier_limit(f, ratio, TS_TUNING.dev_floor_us));
+        p->rise = fmin(rise_us, outlier_limit);
         p->from = ts_filter_min_delay(f);
     }
     double excess = (double) (delay - p->from);

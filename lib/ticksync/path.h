@@ -36,12 +36,12 @@ void ts_path_clear(ts_path_t *p);
  * TS_TUNING.rises_max. */
 int ts_path_rises_needed(const ts_jitter_t *j, double least, int count);
 
-/* A round trip of delay, against the filter (its least, and its outlier
- * limit for max_delay_dev_ratio ratio) and the jitter: a rise is over the
- * least by rise_us, or by the outlier limit where that is less, and
+/* A round trip of delay, against the filter's least and the jitter: a
+ * rise is over the least by rise_us, or by the filter's outlier limit
+ * (the estimator's, as it rejects samples) where that is less, and
  * ts_path_rises_needed of them in a row are a new path (true). */
 bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, const ts_jitter_t *j, int64_t delay, double rise_us,
-                  double ratio, int count);
+                  double outlier_limit, int count);
 
 /* Whether the filter's least, once full, has risen above the ways' least
  * round trip by more than the step limit, where the chance that the
