@@ -461,7 +461,9 @@ static void up_shorter_at_60s(double t, path_t *p)
  * run: at 2026-11-28 (a80657a) 152-168 of each 200 of runs 1-1000 took
  * the new path with no step and ended within 250 us; with the test
  * against a shorter round trip taken out, 2 of runs 1-200 did (p50 of
- * their worst error 2.7 ms). */
+ * their worst error 2.7 ms). Since a held shorter route waits through
+ * samples within both edges (step.c, ts_step_still; 2026-11-29) 168-180
+ * of each 200 do, 180 of runs 1-200 (164 before). */
 Test(estimator, a_shorter_route_is_taken_when_the_other_way_queues)
 {
     int taken = 0;
@@ -478,7 +480,7 @@ Test(estimator, a_shorter_route_is_taken_when_the_other_way_queues)
         cr_assert_eq(r.backwards, 0);
         ticksync_destroy(&ts);
     }
-    cr_assert_geq(taken, 140, "%d of 200 runs took the new route and ended within 250 us", taken);
+    cr_assert_geq(taken, 170, "%d of 200 runs took the new route and ended within 250 us", taken);
 }
 
 /* 50 ppm, then both ways 25 ms longer at 300 s: the path changed, the

@@ -3,8 +3,9 @@
  * residuals, taken no further than twice what they prove; read again by
  * the samples after it, each reading moving the history by its change,
  * and a reading past the first two's agreement left; a sample queued past
- * a clear step held dropped, at most step_waits times, and never for a
- * held outlier or a step the model's error could give; and the path's
+ * a clear step held, or any within both edges while a shorter route is
+ * held, dropped at most step_waits times, and never for a held outlier or
+ * a step the model's error could give; and the path's
  * first ways tested against the edges of the ways after them. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -88,7 +89,7 @@ Test(step, the_samples_after_a_step_read_it_again_and_move_the_history_by_each_c
     cr_assert_not(ts_step_read(&st, &s, 20e6, &move), "past the span the ways since the step serve");
 }
 
-Test(step, a_sample_queued_past_a_clear_step_is_dropped_a_few_times)
+Test(step, a_sample_that_tells_neither_way_is_dropped_a_few_times)
 {
     ts_level_t l = edges();
     ts_step_t st;
@@ -106,8 +107,11 @@ Test(step, a_sample_queued_past_a_clear_step_is_dropped_a_few_times)
     cr_assert_not(ts_step_still(&st, &l, &queued, 4000), "not for a held outlier");
     ts_step_hold(&st, &first, 10000, 0, false, false, 6000);
     cr_assert_not(ts_step_still(&st, &l, &queued, 4000), "not for a step within clear_k limits");
+    /* a shorter route: no sample within both edges tells it was none */
     ts_step_hold(&st, &first, 0, 0, true, false, 1000);
-    cr_assert_not(ts_step_still(&st, &l, &queued, 4000), "not for a shorter route");
+    cr_assert(ts_step_still(&st, &l, &none, 4000), "a shorter route waits through any");
+    st.held_waits = TS_TUNING.step_waits;
+    cr_assert_not(ts_step_still(&st, &l, &none, 4000), "at most step_waits");
 }
 
 /* The path's first 16 ways, a server step of step_us after the 8th (or,

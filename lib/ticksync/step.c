@@ -67,12 +67,25 @@ void ts_step_hold(ts_step_t *st, const ts_sample_t *s, double step, double exces
  * sample whose raised way is not raised tells it was no step. Not for a
  * held outlier, which is never admitted: its reading is off by half its
  * round trip's excess, a spike's hundreds of ms, so it would drop samples
- * for nothing. */
+ * for nothing.
+ *
+ * A held shorter route waits the same way, through any sample within both
+ * edges: a route shorter by R is shown only by a sample that queued less
+ * than R on the way it shortened, and any other fits the old edges as well
+ * as the new route with some queueing, so none tells it was no new route.
+ * Letting the held sample in as none gave the shorter way its new edge at
+ * once and left the longer way's on the old route for the ways' whole
+ * window (the wider family's draw 43 of seed 4711: a route 7.2 ms shorter
+ * up and 1.8 ms longer down, whose second sample queued 14 ms up; the
+ * level sat 1-2 ms off for 35 s, until a later pair was read as a server
+ * step). */
 bool ts_step_still(const ts_step_t *st, const ts_level_t *l, const ts_sample_t *s, double server_step_us)
 {
+    if (st->held_shorter)
+        return st->held_waits < TS_TUNING.step_waits;
     double agree = ts_step_agreement(server_step_us, st->held_excess, 0);
     double size = fabs(st->held_step);
-    if (st->held_shorter || st->held_outlier || st->held_waits >= TS_TUNING.step_waits
+    if (st->held_outlier || st->held_waits >= TS_TUNING.step_waits
         || !ts_step_clear_of(st->held_step, st->held_excess, st->held_limit))
         return false;
     double r_up, r_down;

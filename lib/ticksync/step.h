@@ -54,8 +54,8 @@ bool ts_step_clear_of(double step, double excess, double limit);
  * limit: the step limit at s. */
 void ts_step_hold(ts_step_t *st, const ts_sample_t *s, double step, double excess, bool shorter, bool outlier,
                   double limit);
-/* Whether s, within both edges (l), leaves the held sample's step standing,
- * so that it is dropped while the step waits. */
+/* Whether s, within both edges (l), leaves the held sample's step (or
+ * shorter route) standing, so that it is dropped while that waits. */
 bool ts_step_still(const ts_step_t *st, const ts_level_t *l, const ts_sample_t *s, double server_step_us);
 
 /* The server's time stepped at local time at: the samples since are read

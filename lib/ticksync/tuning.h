@@ -29,7 +29,7 @@ typedef struct {
     int    spread_min;        /* samples in the filter before its spread sets an outlier limit */
     double rise_odds;         /* a run of rises the path's own queueing gives this often is no new path ... */
     int    rises_max;         /* ... but this many in a row are */
-    int    step_waits;        /* samples queued past a clear step that its first waits through */
+    int    step_waits;        /* samples queued past a clear step (or a shorter route) that its first waits through */
     double clear_k;           /* ... clear: its least size over this many step limits */
     double straddle_z;        /* edges whose sum is this many of its scale below the least round trip straddle a step */
     /* a bend of the rate */
