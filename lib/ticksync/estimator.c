@@ -533,6 +533,13 @@ int64_t ticksync_message_age(ticksync_t *self, int64_t server_time, int64_t loca
     return now - server_time;
 }
 
+/* A server step held for a second sample, not yet confirmed: the shown
+ * time may be off by it (0: none held; a held shorter route reads none). */
+static double unconfirmed_step(const ticksync_t *self)
+{
+    return self->step.held ? fabs(self->step.held_step) : 0;
+}
+
 int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
 {
     const sample_t *c = chosen(self);
@@ -542,7 +549,7 @@ int64_t ticksync_error_bound(const ticksync_t *self, int64_t local)
     double age = (double) (local > c->local ? local - c->local : 0);
     double carried = c->offset + self->drift.freq * (double) (local - c->local);   /* the chosen sample, carried */
     double shown = self->shown ? self->shown_offset : target_offset(self, local);
-    double suspect = self->step.held ? fabs(self->step.held_step) : 0;   /* a server step not yet confirmed */
+    double suspect = unconfirmed_step(self);
     double phi = self->drift.known ? TS_TUNING.phi_known : TS_TUNING.phi_unknown;
     return (int64_t) ceil(up * (double) c->delay + age * phi + fabs(shown - carried) + suspect);
 }
@@ -573,7 +580,7 @@ int64_t ticksync_expected_error(const ticksync_t *self, int64_t local)
     const ts_level_t *l = &self->level;
     double age = (double) l->edge_span / TS_TUNING.expect_age + fabs((double) (local - l->edge_local));
     double slewing = self->shown ? fabs(target_offset(self, local) - self->shown_offset) : 0;
-    double suspect = self->step.held ? fabs(self->step.held_step) : 0;
+    double suspect = unconfirmed_step(self);
     double bend = TS_TUNING.bend_k * self->drift.bend_us;
     double tilt = TS_TUNING.freq_z * se * age;
     double expected = ceil(hypot(level, tilt) + bend + slewing + suspect);
