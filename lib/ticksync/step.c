@@ -81,13 +81,14 @@ void ts_step_hold(ts_step_t *st, const ts_sample_t *s, double step, double exces
  * step). */
 bool ts_step_still(const ts_step_t *st, const ts_level_t *l, const ts_sample_t *s, double server_step_us)
 {
+    if (st->held_waits >= TS_TUNING.step_waits)
+        return false;
     if (st->held_shorter)
-        return st->held_waits < TS_TUNING.step_waits;
+        return true;
+    if (st->held_outlier || !ts_step_clear_of(st->held_step, st->held_excess, st->held_limit))
+        return false;
     double agree = ts_step_agreement(server_step_us, st->held_excess, 0);
     double size = fabs(st->held_step);
-    if (st->held_outlier || st->held_waits >= TS_TUNING.step_waits
-        || !ts_step_clear_of(st->held_step, st->held_excess, st->held_limit))
-        return false;
     double r_up, r_down;
     ts_level_residuals(l, s, &r_up, &r_down);
     return (st->held_step > 0 ? r_up : r_down) >= size - agree;
