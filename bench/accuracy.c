@@ -3,7 +3,7 @@
  * server time is checked against the truth at 60 frames a second.
  *
  *   ticksync-accuracy [--csv DIR] [--seed N] [--from S] [--trace NAME] [--ticks]
- *   ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover]
+ *   ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover] [--handovers]
  *
  * prints, per trace and algorithm, the offset error after convergence
  * (p50, p99, max), the time to converge (from then on the error stays
@@ -26,7 +26,9 @@
  * --each prints every draw's p99s, to diff two builds draw by draw;
  * --wide adds paths that queue one way alone and disciplined clocks;
  * --failover gives every draw a route change and a server step 0-10 s
- * after it, as a failover to another host would.
+ * after it, as a failover to another host would; --handovers gives
+ * every draw handovers, an outage and then each way's base moved, every
+ * 60-300 s, as a mobile player's link has.
  *
  * Two references: the oracle is handed the true clock rate and learns each
  * way's least delay from the samples (the floor of any two-way estimator);
@@ -71,6 +73,10 @@ typedef struct {
                                                       up to burst_ms more each way */
     double      handover_every_s, outage_s, handover_ms;   /* an outage, then each way's base moves by
                                                              up to +-handover_ms */
+    double      episode_every_s, episode_s, episode_ms, episode_loss;   /* congestion: for episode_s of every
+                                                             episode_every_s (from the first on), the way up
+                                                             queues episode_ms / 2..episode_ms more, and
+                                                             episode_loss of the exchanges are lost */
     double      step_at_s[2], step_ms[2];   /* the server's time steps */
     double      mode_p, mode_ms;            /* jitter_kind 4's second mode */
     double      walk_ppm;                   /* the rate walks at random: its change's deviation a minute, ppm */
@@ -107,6 +113,9 @@ static const trace_t traces[] = {
       900, 1, 10, 5, 5, 0.5, 4, .drift_ppm = -15, .mode_p = 0.3, .mode_ms = 8 },
     { "random-walk", "30 ms each way, exp. jitter 2 ms; rate 20 ppm walking at random, 1 ppm a minute", 1800, 1, 60,
       30, 30, 2, 1, .drift_ppm = 20, .walk_ppm = 1 },
+    { "congestion", "20 ms each way, exp. jitter 1 ms, 20 ppm; every 120 s, for 8 s, the way up queues 20..40 ms more "
+      "and half the exchanges are lost (a saturated uplink at a cell's edge)", 1200, 1, 10, 20, 20, 1, 1,
+      .drift_ppm = 20, .episode_every_s = 120, .episode_s = 8, .episode_ms = 40, .episode_loss = 0.5 },
 };
 #define TRACES (sizeof traces / sizeof traces[0])
 
@@ -198,6 +207,13 @@ static bool path_out(const path_t *p, double now)
     return k > 0 && now - k * t->handover_every_s * 1e6 < t->outage_s * 1e6;
 }
 
+/* Whether true time now is in one of the trace's congestion episodes. */
+static bool in_episode(const trace_t *t, double now)
+{
+    return t->episode_every_s > 0 && now >= t->episode_every_s * 1e6
+           && fmod(now, t->episode_every_s * 1e6) < t->episode_s * 1e6;
+}
+
 /* One message's delays each way at true time now, drawn from r. */
 static void path_delays(const path_t *p, double now, uint64_t *r, double *up, double *down)
 {
@@ -210,6 +226,8 @@ static void path_delays(const path_t *p, double now, uint64_t *r, double *up, do
         *up += -t->up_queue_ms * 1000 * log(1 - uniform_of(r));
     if (t->down_queue_ms > 0)
         *down += -t->down_queue_ms * 1000 * log(1 - uniform_of(r));
+    if (in_episode(t, now))
+        *up += t->episode_ms * 1000 * (0.5 + 0.5 * uniform_of(r));
     if (t->burst_every_s > 0 && fmod(now, t->burst_every_s * 1e6) < t->burst_s * 1e6) {
         *up += t->burst_ms * 1000 * uniform_of(r);
         *down += t->burst_ms * 1000 * uniform_of(r);
@@ -325,7 +343,7 @@ static exchange_t exchange(const trace_t *t, ticksync_t *lib, path_t *path, int 
     ticksync_sent(lib, x.t1);
     x.moved = path_advance(path, now);
     bool outage = path_out(path, now);
-    bool lost = outage || *lost_run > 0 || uniform() < t->loss_p;
+    bool lost = outage || *lost_run > 0 || uniform() < t->loss_p || (in_episode(t, now) && uniform() < t->episode_loss);
     if (lost && !outage) {
         *lost_run = *lost_run > 0 ? *lost_run - 1 : t->loss_burst;
     } else if (!lost) {
@@ -753,8 +771,11 @@ static void describe(const trace_t *t, char *what, size_t cap)
                        "step %+.0f ms", t->up_ms, t->down_ms, kind_names[t->jitter_kind], t->jitter_ms, 100 * t->loss_p,
                        100 * t->spike_p, rate, route, t->step_ms[0]);
     if (t->up_queue_ms > 0 || t->down_queue_ms > 0)
-        snprintf(what + len, cap - (size_t) len, ", queueing %.1f ms on the way %s alone",
-                 t->up_queue_ms + t->down_queue_ms, t->up_queue_ms > 0 ? "up" : "down");
+        len += snprintf(what + len, cap - (size_t) len, ", queueing %.1f ms on the way %s alone",
+                        t->up_queue_ms + t->down_queue_ms, t->up_queue_ms > 0 ? "up" : "down");
+    if (t->handover_every_s > 0)
+        snprintf(what + len, cap - (size_t) len, ", handovers every %.0f s (outage %.1f s, each way +-%.1f ms)",
+                 t->handover_every_s, t->outage_s, t->handover_ms);
 }
 
 /* --wide: besides the above, from a stream of its own (so each draw is
@@ -795,6 +816,23 @@ static void fail_over(trace_t *t, uint64_t base_seed, int k)
     t->down2_ms = t->down_ms * log_uniform(&r, 0.5, 2);
     t->step_at_s[0] = t->change_at_s + 10 * uniform_of(&r);
     t->step_ms[0] = (uniform_of(&r) < 0.5 ? -1 : 1) * log_uniform(&r, 1, 200);
+}
+
+/* --handovers: every draw, from a stream of its own again, is a mobile
+ * player's: every 60-300 s an outage of 0.5-5 s (log-uniform) in which no
+ * exchange arrives, after which each way's base delay moves by up to
+ * +-M, M 5-50 % of the shorter way's base (log-uniform): a handover to
+ * another cell or access point, which reaches the server by another
+ * route. A short outage loses no exchange or one. */
+static bool handover_draws = false;
+
+static void hand_over(trace_t *t, uint64_t base_seed, int k)
+{
+    uint64_t r = (base_seed ^ 0x4A4D) * 0x9E3779B97F4A7C15ULL + (uint64_t) k + 1;
+    t->handover_every_s = 60 + 240 * uniform_of(&r);
+    t->outage_s = log_uniform(&r, 0.5, 5);
+    t->handover_ms = fmin(t->up_ms, t->down_ms) * log_uniform(&r, 0.05, 0.5);
+    t->change_at_s = 0;   /* the handovers are its route changes */
 }
 
 static bool steady_rate(const trace_t *t)
@@ -917,7 +955,7 @@ static int run_draws(int n, bool list)
     long backwards = 0;
     uint64_t draws_rng = seed;
     const uint64_t base_seed = seed;
-    char what[256], worst_what[512] = "", least_bound_what[512] = "";
+    char what[384], worst_what[640] = "", least_bound_what[640] = "";
     double least_bound = 100;
     double worst = 0;
     for (int k = 0; k < n; k++) {
@@ -927,6 +965,8 @@ static int run_draws(int n, bool list)
             widen(&t, base_seed, k);
         if (failover_draws)
             fail_over(&t, base_seed, k);
+        if (handover_draws)
+            hand_over(&t, base_seed, k);
         describe(&t, what, sizeof what);
         seed = base_seed + 1 + (uint64_t) k;   /* each draw its own jitter, losses and walk */
         result_t res;
@@ -974,8 +1014,9 @@ static int run_draws(int n, bool list)
             late50 += fabs(t.step_ms[0]) <= 50 && res.step_apart_s > 5;
         }
         bound[k] = 100 * res.bound_held;
+        /* a path symmetric throughout (a handover moves each way apart) */
         if (t.up_ms == t.down_ms && t.up_queue_ms == 0 && t.down_queue_ms == 0
-            && (t.change_at_s == 0 || t.up2_ms == t.down2_ms)) {
+            && (t.change_at_s == 0 || t.up2_ms == t.down2_ms) && t.handover_every_s == 0) {
             corr[nexpected] = res.correlation_s;
             scored_s[nexpected] = res.frames * FRAME_US / 1e6;
             frames += res.frames;
@@ -984,7 +1025,7 @@ static int run_draws(int n, bool list)
         }
         if (k == 0 || bound[k] < least_bound) {
             least_bound = bound[k];
-            snprintf(least_bound_what, sizeof least_bound_what, "draw %d (%.255s)", k, what);
+            snprintf(least_bound_what, sizeof least_bound_what, "draw %d (%.383s)", k, what);
         }
         backwards += res.backwards;
         for (int a = 0; a < SEEDS; a++)
@@ -1015,7 +1056,7 @@ static int run_draws(int n, bool list)
         }
         if (to_learn[k] > worst) {
             worst = to_learn[k];
-            snprintf(worst_what, sizeof worst_what, "draw %d (%.255s): libticksync p99 %.3f ms, learning oracle %.3f ms",
+            snprintf(worst_what, sizeof worst_what, "draw %d (%.383s): libticksync p99 %.3f ms, learning oracle %.3f ms",
                      k, what, lib / 1000, res.p99[LEARN] / 1000);
         }
     }
@@ -1296,6 +1337,10 @@ int main(int argc, char **argv)
             failover_draws = true;
             i--;
             ok = true;
+        } else if (strcmp(argv[i], "--handovers") == 0) {
+            handover_draws = true;
+            i--;
+            ok = true;
         } else if (ok && strcmp(argv[i], "--csv") == 0) {
             csv_dir = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--draws") == 0) {
@@ -1342,7 +1387,7 @@ int main(int argc, char **argv)
         }
         if (!ok) {
             fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n"
-                            "       ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover]\n"
+                            "       ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover] [--handovers]\n"
                             "       ticksync-accuracy --draw K [--seed N] [--csv DIR]   (draw K of --draws alone, with its table)\n"
                             "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
                             "       (each also takes --interval-max S: libticksync's interval_max_us,\n"
