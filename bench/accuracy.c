@@ -476,6 +476,8 @@ static double learner_now(const learner_t *l, double local)
     return local + l->a + (l->b + l->c * dx) * dx;
 }
 
+#define HANDOVERS_MAX 32   /* a run's handovers: every 60 s at the most, 20 minutes */
+
 /* What a run gives: p99 of each algorithm's error, and libticksync's
  * exchanges an hour and the share of frames its bound covered. */
 typedef struct {
@@ -488,6 +490,10 @@ typedef struct {
                                         libticksync stays within 5 ms of it (NAN: none such) */
     double step_apart_s;             /* after the first server step: until libticksync stays within 5 ms
                                         of where the path's asymmetry puts it (NAN: no step) */
+    double handover_s[HANDOVERS_MAX];   /* after each scored handover that moves the asymmetry by 5 ms or
+                                           more: until libticksync stays within 5 ms of where it puts it,
+                                           up to the next */
+    int    nhandovers;
     unsigned long long steps, resets;   /* libticksync's server steps and path resets */
 } result_t;
 
@@ -500,6 +506,8 @@ typedef struct {
     double since_apart[2];           /* ... and over 5 ms beyond what the path's asymmetry puts it at */
     double since_route;              /* after a route change, up to a server step: the last frame over 5 ms
                                         beyond where the new route's asymmetry puts it */
+    double handover_at, since_handover;   /* the last handover that counts (0: none), and the last frame
+                                             over 5 ms beyond where its asymmetry puts it */
     double *each_s;                  /* the error once a second, scored frames only */
     size_t  neach_s;
     double  next_s;
@@ -587,8 +595,17 @@ static void print_lib_line(const trace_t *t, const ticksync_t *lib, lib_score_t 
     fprintf(out, "\n");
 }
 
+/* The handover ls follows, if it counts, is over: how long libticksync
+ * took to stay within 5 ms of it joins res. */
+static void end_handover(const lib_score_t *ls, result_t *res)
+{
+    if (ls->handover_at > 0 && res->nhandovers < HANDOVERS_MAX)
+        res->handover_s[res->nhandovers++] = ls->since_handover > 0 ? (ls->since_handover - ls->handover_at) / 1e6 : 0;
+}
+
 static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
 {
+    res->nhandovers = 0;
     rng = seed;
     walk_draw(t);
     long exchanges = 0;
@@ -659,6 +676,8 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
                     ls.since_apart[step] = frame + FRAME_US;
                 if (a == LIB && path.changed && !stepped_since_change(t, frame) && fabs(err - asymmetry) > 5000)
                     ls.since_route = frame + FRAME_US;
+                if (a == LIB && ls.handover_at > 0 && fabs(err - asymmetry) > 5000)
+                    ls.since_handover = frame + FRAME_US;
                 sc[a].last_out = err;
             }
             if (csv && frame >= next_csv) {
@@ -670,8 +689,16 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
             }
         }
         now = t_sync;
+        double asymmetry_was = (path.base_up - path.base_down) / 2;
         exchange_t x = exchange(t, lib, &path, &lost_run, now);
         exchanges++;
+        if (x.moved && t->handover_every_s > 0) {
+            end_handover(&ls, res);
+            bool counts = fabs((path.base_up - path.base_down) / 2 - asymmetry_was) >= 5000
+                          && now >= fmax(t->converge_from_s, from_s) * 1e6;
+            ls.handover_at = counts ? now : 0;
+            ls.since_handover = 0;
+        }
         if (x.moved)
             oracle.n = oracle.next = learner.n = learner.next = 0;
         if (x.arrived) {
@@ -710,6 +737,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
         free(s->err);
         free(s->beyond);
     }
+    end_handover(&ls, res);
     res->exchanges_h = (double) exchanges / hours;
     res->bound_held = ls.frames ? ls.bound_held / ls.frames : 0;
     res->expected_held = ls.frames ? ls.expected_held / ls.frames : 0;
@@ -946,6 +974,9 @@ static int run_draws(int n, bool list)
     size_t napart = 0, late = 0, upto50 = 0, late50 = 0;
     double *route = calloc((size_t) n, sizeof *route);   /* after a route change that moves the asymmetry 5 ms */
     size_t nroute = 0, route_late = 0;
+    double *handed = calloc((size_t) n * HANDOVERS_MAX, sizeof *handed);   /* after each handover that moves
+                                                                             the asymmetry 5 ms */
+    size_t nhanded = 0, handed_late = 0;
     double frames = 0, held = 0;   /* ... pooled */
     size_t nexpected = 0;
     size_t nsteady = 0, nchanging = 0, beaten = 0, beaten_by[SEEDS] = { 0 }, below_floor = 0;
@@ -994,6 +1025,12 @@ static int run_draws(int n, bool list)
                 printf(", within 5 ms beyond the asymmetry %.1f s after the step", res.step_apart_s);
             if (!isnan(res.route_apart_s))
                 printf(", within 5 ms of the new route's asymmetry %.1f s after the change", res.route_apart_s);
+            double slowest = 0;
+            for (int i = 0; i < res.nhandovers; i++)
+                slowest = fmax(slowest, res.handover_s[i]);
+            if (res.nhandovers > 0)
+                printf(", %d handovers moving the asymmetry 5 ms, the slowest followed within 5 ms in %.1f s",
+                       res.nhandovers, slowest);
             printf("\n");
         }
         to_oracle[k] = lib / fmax(res.p99[ORACLE], 1);
@@ -1006,6 +1043,10 @@ static int run_draws(int n, bool list)
         if (!isnan(res.route_apart_s)) {
             route[nroute++] = res.route_apart_s;
             route_late += res.route_apart_s > 30;
+        }
+        for (int i = 0; i < res.nhandovers; i++) {
+            handed[nhanded++] = res.handover_s[i];
+            handed_late += res.handover_s[i] > 10;
         }
         if (!isnan(res.step_apart_s)) {
             apart[napart++] = res.step_apart_s;
@@ -1096,6 +1137,12 @@ static int run_draws(int n, bool list)
            "libticksync within 5 ms of where the new asymmetry puts it for good %.1f s after it (median), %.1f s "
            "(p90), %.1f s (worst); later than 30 s in %zu.\n", nroute, quantile(route, nroute, 0.5),
            quantile(route, nroute, 0.9), nroute ? route[nroute - 1] : 0.0, route_late);
+    qsort(handed, nhanded, sizeof *handed, cmp_double);
+    if (nhanded > 0)
+        printf("After a handover that moves the path's asymmetry by 5 ms or more, from 60 s on (%zu): libticksync "
+               "within 5 ms of where the new asymmetry puts it, up to the next handover, %.1f s after it (median), "
+               "%.1f s (p90), %.1f s (worst); later than 10 s after %zu.\n", nhanded, quantile(handed, nhanded, 0.5),
+               quantile(handed, nhanded, 0.9), handed[nhanded - 1], handed_late);
     printf("libticksync: %.0f exchanges an hour (median); its bound covers %.2f%% of frames (median), %.2f%% (worst "
            "draw: %s); %ld frames went backwards.\nWorst against the learning oracle: %s.\n",
            quantile(per_hour, (size_t) n, 0.5), quantile(bound, (size_t) n, 0.5), bound[0], least_bound_what,
@@ -1131,6 +1178,7 @@ static int run_draws(int n, bool list)
     free(scored_s);
     free(apart);
     free(route);
+    free(handed);
     free(expected);
     free(to_oracle);
     free(to_learn);
