@@ -3,7 +3,7 @@
  * server time is checked against the truth at 60 frames a second.
  *
  *   ticksync-accuracy [--csv DIR] [--seed N] [--from S] [--trace NAME] [--ticks]
- *   ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover] [--handovers]
+ *   ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover] [--handovers] [--episodes]
  *
  * prints, per trace and algorithm, the offset error after convergence
  * (p50, p99, max), the time to converge (from then on the error stays
@@ -28,7 +28,9 @@
  * --failover gives every draw a route change and a server step 0-10 s
  * after it, as a failover to another host would; --handovers gives
  * every draw handovers, an outage and then each way's base moved, every
- * 60-300 s, as a mobile player's link has.
+ * 60-300 s, as a mobile player's link has; --episodes gives every draw
+ * congestion episodes, the way up queued and exchanges lost for 2-15 s,
+ * every 60-300 s.
  *
  * Two references: the oracle is handed the true clock rate and learns each
  * way's least delay from the samples (the floor of any two-way estimator);
@@ -802,8 +804,11 @@ static void describe(const trace_t *t, char *what, size_t cap)
         len += snprintf(what + len, cap - (size_t) len, ", queueing %.1f ms on the way %s alone",
                         t->up_queue_ms + t->down_queue_ms, t->up_queue_ms > 0 ? "up" : "down");
     if (t->handover_every_s > 0)
-        snprintf(what + len, cap - (size_t) len, ", handovers every %.0f s (outage %.1f s, each way +-%.1f ms)",
-                 t->handover_every_s, t->outage_s, t->handover_ms);
+        len += snprintf(what + len, cap - (size_t) len, ", handovers every %.0f s (outage %.1f s, each way +-%.1f ms)",
+                        t->handover_every_s, t->outage_s, t->handover_ms);
+    if (t->episode_every_s > 0)
+        snprintf(what + len, cap - (size_t) len, ", congestion every %.0f s (%.1f s, up to %.0f ms more up, %.0f%% lost)",
+                 t->episode_every_s, t->episode_s, t->episode_ms, 100 * t->episode_loss);
 }
 
 /* --wide: besides the above, from a stream of its own (so each draw is
@@ -861,6 +866,22 @@ static void hand_over(trace_t *t, uint64_t base_seed, int k)
     t->outage_s = log_uniform(&r, 0.5, 5);
     t->handover_ms = fmin(t->up_ms, t->down_ms) * log_uniform(&r, 0.05, 0.5);
     t->change_at_s = 0;   /* the handovers are its route changes */
+}
+
+/* --episodes: every draw, from a stream of its own again, has congestion
+ * episodes: every 60-300 s, for 2-15 s (log-uniform), the way up queues
+ * episode_ms / 2..episode_ms more, episode_ms 5-100 ms (log-uniform),
+ * and 0-80 % of the exchanges are lost: a saturated uplink, whose round
+ * trips pass the rise as a longer route's do until it drains. */
+static bool episode_draws = false;
+
+static void congest(trace_t *t, uint64_t base_seed, int k)
+{
+    uint64_t r = (base_seed ^ 0xE915) * 0x9E3779B97F4A7C15ULL + (uint64_t) k + 1;
+    t->episode_every_s = 60 + 240 * uniform_of(&r);
+    t->episode_s = log_uniform(&r, 2, 15);
+    t->episode_ms = log_uniform(&r, 5, 100);
+    t->episode_loss = 0.8 * uniform_of(&r);
 }
 
 static bool steady_rate(const trace_t *t)
@@ -998,6 +1019,8 @@ static int run_draws(int n, bool list)
             fail_over(&t, base_seed, k);
         if (handover_draws)
             hand_over(&t, base_seed, k);
+        if (episode_draws)
+            congest(&t, base_seed, k);
         describe(&t, what, sizeof what);
         seed = base_seed + 1 + (uint64_t) k;   /* each draw its own jitter, losses and walk */
         result_t res;
@@ -1389,6 +1412,10 @@ int main(int argc, char **argv)
             handover_draws = true;
             i--;
             ok = true;
+        } else if (strcmp(argv[i], "--episodes") == 0) {
+            episode_draws = true;
+            i--;
+            ok = true;
         } else if (ok && strcmp(argv[i], "--csv") == 0) {
             csv_dir = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--draws") == 0) {
@@ -1435,7 +1462,7 @@ int main(int argc, char **argv)
         }
         if (!ok) {
             fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n"
-                            "       ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover] [--handovers]\n"
+                            "       ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover] [--handovers] [--episodes]\n"
                             "       ticksync-accuracy --draw K [--seed N] [--csv DIR]   (draw K of --draws alone, with its table)\n"
                             "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
                             "       (each also takes --interval-max S: libticksync's interval_max_us,\n"
