@@ -209,6 +209,12 @@ static bool path_out(const path_t *p, double now)
     return k > 0 && now - k * t->handover_every_s * 1e6 < t->outage_s * 1e6;
 }
 
+/* What the path's asymmetry puts a symmetric split off by, µs. */
+static double path_asymmetry(const path_t *p)
+{
+    return (p->base_up - p->base_down) / 2;
+}
+
 /* Whether true time now is in one of the trace's congestion episodes. */
 static bool in_episode(const trace_t *t, double now)
 {
@@ -635,7 +641,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
         for (; frame < t_sync; frame += FRAME_US) {
             int64_t local = (int64_t) llround(local_at(t, frame));
             double truth = server_at(t, frame);
-            double asymmetry = (path.base_up - path.base_down) / 2;   /* what a symmetric split is off by */
+            double asymmetry = path_asymmetry(&path);
             double b = fabs(asymmetry);
             double tolerance = fmax(2000, b + 1000);
             int step = step_of(t, frame);
@@ -691,12 +697,12 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
             }
         }
         now = t_sync;
-        double asymmetry_was = (path.base_up - path.base_down) / 2;
+        double asymmetry_was = path_asymmetry(&path);
         exchange_t x = exchange(t, lib, &path, &lost_run, now);
         exchanges++;
         if (x.moved && t->handover_every_s > 0) {
             end_handover(&ls, res);
-            bool counts = fabs((path.base_up - path.base_down) / 2 - asymmetry_was) >= 5000
+            bool counts = fabs(path_asymmetry(&path) - asymmetry_was) >= 5000
                           && now >= fmax(t->converge_from_s, from_s) * 1e6;
             ls.handover_at = counts ? now : 0;
             ls.since_handover = 0;
@@ -1386,37 +1392,26 @@ int main(int argc, char **argv)
     const char *only = NULL;
     bool ticks = false, list = false;
     int draws = 0, runs = 0;
+    /* the options that take no value */
+    const struct {
+        const char *name;
+        bool       *on;
+    } switches[] = { { "--ticks", &ticks },           { "--list", &list },
+                     { "--each", &each_draw },        { "--wide", &wide_draws },
+                     { "--failover", &failover_draws }, { "--handovers", &handover_draws },
+                     { "--episodes", &episode_draws }, { "--learn-curved", &learn_curved } };
     for (int i = 1; i < argc; i += 2) {
+        bool *on = NULL;
+        for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
+            if (strcmp(argv[i], switches[k].name) == 0)
+                on = switches[k].on;
+        if (on) {
+            *on = true;
+            i--;   /* no value follows */
+            continue;
+        }
         bool ok = i + 1 < argc;
-        if (strcmp(argv[i], "--ticks") == 0) {
-            ticks = true;
-            i--;
-            ok = true;
-        } else if (strcmp(argv[i], "--list") == 0) {
-            list = true;
-            i--;
-            ok = true;
-        } else if (strcmp(argv[i], "--each") == 0) {
-            each_draw = true;
-            i--;
-            ok = true;
-        } else if (strcmp(argv[i], "--wide") == 0) {
-            wide_draws = true;
-            i--;
-            ok = true;
-        } else if (strcmp(argv[i], "--failover") == 0) {
-            failover_draws = true;
-            i--;
-            ok = true;
-        } else if (strcmp(argv[i], "--handovers") == 0) {
-            handover_draws = true;
-            i--;
-            ok = true;
-        } else if (strcmp(argv[i], "--episodes") == 0) {
-            episode_draws = true;
-            i--;
-            ok = true;
-        } else if (ok && strcmp(argv[i], "--csv") == 0) {
+        if (ok && strcmp(argv[i], "--csv") == 0) {
             csv_dir = argv[i + 1];
         } else if (ok && strcmp(argv[i], "--draws") == 0) {
             char *end;
@@ -1444,10 +1439,6 @@ int main(int argc, char **argv)
             char *end;
             interval_max_s = strtod(argv[i + 1], &end);
             ok = *argv[i + 1] && !*end && interval_max_s >= 0 && interval_max_s <= 3600;
-        } else if (strcmp(argv[i], "--learn-curved") == 0) {
-            learn_curved = true;
-            i--;
-            ok = true;
         } else if (ok && strcmp(argv[i], "--learn-window") == 0) {
             char *end;
             long v = strtol(argv[i + 1], &end, 10);
