@@ -116,6 +116,19 @@ Test(fit, order_statistics)
     cr_assert_float_eq(ts_fit_median_gap(close, 3), 1, 1e-12, "at least 1 µs");
 }
 
+Test(fit, the_binomial_tail_sums_the_law_from_k)
+{
+    cr_assert_float_eq(ts_fit_binomial_tail(6, 0.5, 5), 7.0 / 64, 1e-15, "C(6,5) + C(6,6) of 64");
+    cr_assert_float_eq(ts_fit_binomial_tail(6, 0.5, 0), 1, 1e-15, "none or more: certain");
+    cr_assert_eq(ts_fit_binomial_tail(6, 0.5, 7), 0, "more than the trials");
+    cr_assert_eq(ts_fit_binomial_tail(6, 0, 1), 0);
+    cr_assert_eq(ts_fit_binomial_tail(6, 1, 6), 1);
+    /* against 1 less the three terms under it, for 60 trials at 1 % */
+    double p = 0.01, q = 1 - p, under = pow(q, 60) + 60 * p * pow(q, 59) + 1770 * p * p * pow(q, 58);
+    cr_assert_float_eq(ts_fit_binomial_tail(60, p, 3), 1 - under, 1e-12);
+    cr_assert_float_eq(ts_fit_binomial_tail(60, p, 60), pow(p, 60), 1e-130, "all 60: p^60");
+}
+
 Test(fit, two_alike_ways_err_by_their_chords_or_their_disagreement)
 {
     /* the way down's chord is the drift with the other sign: +20 and -20 agree */

@@ -103,3 +103,36 @@ Test(jitter, the_share_over_an_excess_counts_the_window, .init = setup)
     cr_assert_float_eq(ts_jitter_share_over(&j, 99000), 0, 1e-12, "none over the largest");
     cr_assert_float_eq(ts_jitter_share_over(&j, -5), 0.99, 1e-12, "all but the one of 0");
 }
+
+Test(jitter, the_shares_over_leave_the_newest_out, .init = setup)
+{
+    double x[] = { 95000, 50000, 0 }, share[3];
+    ts_jitter_shares_over(&j, 0, x, 3, share);
+    cr_assert_float_eq(share[0], 1, 1e-12, "none kept: no share can be told");
+    for (int i = 0; i < 100; i++)
+        ts_jitter_add(&j, i * 1000);   /* 0..99 ms */
+    ts_jitter_shares_over(&j, 10, x, 3, share);   /* 0..89 ms counted */
+    cr_assert_float_eq(share[0], 1.0 / 90, 1e-12, "none over 95 ms: one in the 90 counted");
+    cr_assert_float_eq(share[1], 39.0 / 90, 1e-12, "51..89 ms");
+    cr_assert_float_eq(share[2], 89.0 / 90, 1e-12, "all but the one of 0");
+    ts_jitter_shares_over(&j, 0, x, 3, share);
+    for (int i = 0; i < 3; i++)
+        cr_assert_float_eq(share[i], fmax(ts_jitter_share_over(&j, x[i]), 0.01), 1e-12, "as share_over, %d", i);
+}
+
+Test(jitter, a_queues_excesses_leave_the_shares_and_keep_the_value, .init = setup)
+{
+    for (int i = 0; i < 100; i++)
+        ts_jitter_add(&j, i < 90 ? 1000 : 30000);   /* 90 of 1 ms, then a queue's 10 of 30 ms */
+    double value = j.value, x[] = { 5000 }, share[1];
+    ts_jitter_shares_over(&j, 0, x, 1, share);
+    cr_assert_float_eq(share[0], 0.1, 1e-12);
+    ts_jitter_mark_queued(&j, 10);
+    ts_jitter_shares_over(&j, 0, x, 1, share);
+    cr_assert_float_eq(share[0], 1.0 / 90, 1e-12, "none of the 90 left over 5 ms");
+    cr_assert_eq(j.value, value, "the lead still covers the queue");
+    for (int i = 0; i < TS_JITTER_N; i++)
+        ts_jitter_add(&j, i % 2 ? 1000 : 30000);   /* the ring turned over: the marks with it */
+    ts_jitter_shares_over(&j, 0, x, 1, share);
+    cr_assert_float_eq(share[0], 0.5, 1e-12);
+}

@@ -270,3 +270,20 @@ bool ts_fit_too_few_runs(const double *t, const double *y, int n, double z)
     double mean = 2 * n1 * n2 / n + 1, var = (mean - 1) * (mean - 2) / (n - 1);
     return runs < mean - z * sqrt(var);
 }
+
+double ts_fit_binomial_tail(int n, double p, int k)
+{
+    if (k <= 0 || p >= 1)
+        return k <= n ? 1 : 0;
+    if (k > n || p <= 0)
+        return 0;
+    double choose = 1;   /* C(n, k), exact in a double up to n of 60 or so, and close beyond */
+    for (int i = 0; i < k; i++)
+        choose = choose * (n - i) / (i + 1);
+    double term = choose * pow(p, k) * pow(1 - p, n - k), sum = 0;
+    for (int i = k; i <= n; i++) {
+        sum += term;
+        term *= (double) (n - i) / (i + 1) * p / (1 - p);
+    }
+    return fmin(sum, 1);
+}

@@ -78,6 +78,10 @@ double ts_fit_alike_error(double su, double eu, double sd, double ed);
  * period) leaves long runs. False for fewer than 8 points. */
 bool ts_fit_too_few_runs(const double *t, const double *y, int n, double z);
 
+/* The chance that n trials, each passing by chance p, pass k or more
+ * times: the binomial law's upper tail. */
+double ts_fit_binomial_tail(int n, double p, int k);
+
 /* Keeps the TS_FIT_EDGE_K least of the values offered, sorted, in
  * least[0..*k). Inline: it runs for every point of every window. */
 static inline void ts_fit_keep_least(double *least, int *k, double r)

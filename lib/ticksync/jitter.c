@@ -51,6 +51,7 @@ void ts_jitter_add(ts_jitter_t *j, double excess)
     uint16_t c = ts_jitter_code(excess), gone = j->code[j->next];
     bool full = j->n == TS_JITTER_N;
     j->code[j->next] = c;
+    j->queued[j->next / 8] &= (uint8_t) ~(1u << (j->next % 8));
     j->next = (j->next + 1) % TS_JITTER_N;
     if (!full)
         j->n++;
@@ -80,4 +81,50 @@ double ts_jitter_share_over(const ts_jitter_t *j, double excess)
     for (int i = 0; i < j->n; i++)
         over += j->code[i] > c;
     return j->n ? (double) over / j->n : 0;
+}
+
+static int newest_at(const ts_jitter_t *j, int i)   /* the ring's i-th newest (0: the newest) */
+{
+    return ((j->next - 1 - i) % TS_JITTER_N + TS_JITTER_N) % TS_JITTER_N;
+}
+
+static bool queued(const ts_jitter_t *j, int at)
+{
+    return j->queued[at / 8] >> (at % 8) & 1;
+}
+
+void ts_jitter_mark_queued(ts_jitter_t *j, int n)
+{
+    for (int i = 0; i < n && i < j->n; i++) {
+        int at = newest_at(j, i);
+        j->queued[at / 8] |= (uint8_t) (1u << (at % 8));
+    }
+}
+
+void ts_jitter_shares_over(const ts_jitter_t *j, int skip, const double *x, int n, double *share)
+{
+    uint16_t code[TS_JITTER_N];
+    int over[TS_JITTER_N + 1] = { 0 }, counted = 0;
+    n = n < TS_JITTER_N ? n : TS_JITTER_N;
+    for (int i = 0; i < n; i++)
+        code[i] = ts_jitter_code(x[i]);
+    for (int i = skip < 0 ? 0 : skip; i < j->n; i++) {
+        int at = newest_at(j, i);
+        if (queued(j, at))
+            continue;
+        int lo = 0, hi = n;   /* the first x it is over: it is over all from there on */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (j->code[at] > code[mid])
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        over[lo]++;
+        counted++;
+    }
+    for (int i = 0, sum = 0; i < n; i++) {
+        sum += over[i];
+        share[i] = counted ? fmax((double) sum / counted, 1.0 / counted) : 1;
+    }
 }

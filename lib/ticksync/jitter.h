@@ -15,7 +15,8 @@
 #define TS_JITTER_MAX_US 16777215   /* an excess is held at this (16.8 s, past any round trip the estimator takes) */
 
 typedef struct {
-    uint16_t code[TS_JITTER_N];   /* ring: the last excesses, as ts_jitter_code has them */
+    uint16_t code[TS_JITTER_N];   /* ring: the last excesses, as ts_jitter_code has them, */
+    uint8_t  queued[TS_JITTER_N / 8];   /* ... and a bit each: a queue's (ts_jitter_mark_queued) */
     int      n, next;
     uint16_t least_top;           /* the least of the few largest: a code below it that comes or goes moves nothing */
     double   value;               /* the jitter: half a quantile of them */
@@ -36,5 +37,15 @@ double ts_jitter_decode(uint16_t code);
 void ts_jitter_add(ts_jitter_t *j, double excess);
 /* The share of the kept excesses over excess (µs); 0 with none kept. */
 double ts_jitter_share_over(const ts_jitter_t *j, double excess);
+/* The newest n excesses kept were a queue's that will drain (a run of
+ * rises the path rule held): the path's own queueing, as the shares below
+ * read it, leaves them out. The jitter's value keeps them (a lead that
+ * covers congestion covers it). */
+void ts_jitter_mark_queued(ts_jitter_t *j, int n);
+/* The shares of the kept excesses, the newest skip and a queue's left
+ * out, over each of x[0..n) (µs, largest first), in share[0..n), in one
+ * pass: each at least one in as many as are counted (a window of them
+ * tells no share rarer), 1 with none counted. */
+void ts_jitter_shares_over(const ts_jitter_t *j, int skip, const double *x, int n, double *share);
 
 #endif
