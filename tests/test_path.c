@@ -92,6 +92,77 @@ Test(path, a_filter_not_yet_full_or_without_spread_tells_no_rise_it_cannot)
         cr_assert_not(ts_path_rise(&p, &f, &j, 59000, 20000, limit(&f), 6), "under path_change_us");
 }
 
+/* A path of 40 ms whose round trips queue exponentially, 1 ms each way
+ * on average: the filter at its floor and the jitter from 512 of them. */
+static void queueing_path(ts_filter_t *f, ts_jitter_t *j)
+{
+    *f = filter_of(8, 40000);
+    *j = (ts_jitter_t) { 0 };
+    for (int i = 0; i < TS_JITTER_N; i++)
+        ts_jitter_add(j, ringfeed_queueing(1000) + ringfeed_queueing(1000));
+}
+
+/* The rise at which a run of round trips, the i-th (from 0) 40 ms plus
+ * over(i) plus the path's queueing, is a new path, fed as the estimator
+ * feeds them (the rise rule, then the jitter); 0 if none of the first
+ * most is. */
+static int path_at(double (*over)(int), int most)
+{
+    ts_filter_t f;
+    ts_jitter_t j;
+    queueing_path(&f, &j);
+    ts_path_t p;
+    ts_path_clear(&p);
+    for (int i = 0; i < most; i++) {
+        int64_t delay = llround(40000 + over(i) + ringfeed_queueing(1000) + ringfeed_queueing(1000));
+        if (ts_path_rise(&p, &f, &j, delay, 20000, limit(&f), 6))
+            return i + 1;
+        ts_jitter_add(&j, (double) (delay - ts_filter_min_delay(&f)));
+    }
+    return 0;
+}
+
+static double route_30ms(int i)
+{
+    (void) i;
+    return 30000;
+}
+
+static double queue_15_to_30ms(int i)
+{
+    (void) i;
+    return 15000 + 15000 * (rand() / (double) RAND_MAX);
+}
+
+static double spike_then_route(int i)
+{
+    return i == 0 ? 10000 : 60000;
+}
+
+Test(path, a_route_is_a_new_path_and_a_queue_that_spreads_is_held)
+{
+    int route_at_count = 0, route_late = 0, queue_held = 0, queue_at_most = 0, spike_next = 0;
+    for (unsigned seed = 1; seed <= 200; seed++) {
+        srand(seed);
+        int at = path_at(route_30ms, TS_TUNING.rises_max);
+        route_at_count += at == 6;
+        route_late += at == 0 || at > 8;
+        queue_held += path_at(queue_15_to_30ms, 20) == 0;
+        queue_at_most += path_at(queue_15_to_30ms, TS_TUNING.rises_max) == TS_TUNING.rises_max;
+        spike_next += path_at(spike_then_route, 7) == 7;
+    }
+    cr_log_info("route at its count %d, late %d; queue held %d, taken at the most %d; spike %d (of 200)",
+                route_at_count, route_late, queue_held, queue_at_most, spike_next);
+    /* 198, 1; 164, 144; 198 when written (queue_odds 1 %) */
+    cr_assert_geq(route_at_count, 190, "a route longer by 30 ms with the path's queueing: %d of 200 at 6",
+                  route_at_count);
+    cr_assert_leq(route_late, 3, "... past the eighth rise: %d", route_late);
+    cr_assert_geq(queue_held, 150, "rises spread over 15 ms: a queue, held through 20 in %d of 200", queue_held);
+    cr_assert_geq(queue_at_most, 120, "... and through to the most, a new path there: %d", queue_at_most);
+    cr_assert_geq(spike_next, 190, "a spike opened the run: held while it is among the newest six, %d of 200",
+                  spike_next);
+}
+
 /* A path's samples at seconds from..to, each way base_us plus exponential
  * queueing of q µs, fed to the rings, the drift, the level and the filter
  * as the estimator feeds them; true when the filter's least was once read

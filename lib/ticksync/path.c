@@ -3,11 +3,13 @@
 
 #include <math.h>
 
+#include "fit.h"
 #include "tuning.h"
 
 void ts_path_clear(ts_path_t *p)
 {
     p->rises = 0;
+    p->held = false;
 }
 
 /* The least k with p^k at most TS_TUNING.rise_odds, p the share of the
@@ -28,6 +30,45 @@ int ts_path_rises_needed(const ts_jitter_t *j, double least, int count)
     return k;
 }
 
+/* Whether the run's rises spread over their floor more widely than the
+ * path's queueing spreads over its own. A route moves the floor and
+ * keeps the queueing: over the least of its rises, each sits as the
+ * path's excesses sit over its floor, or under (the least of a few sits
+ * higher than the floor of many), so that k of the n pass an excess x
+ * as often as k of n draws pass it with the share of the path's
+ * excesses (the jitter's, before the run) over x, or less. A queue that
+ * will drain (a saturated uplink) spreads its rises over tens of ms
+ * that the path's excesses seldom reach. The rises taken largest first,
+ * where the k-th pass as they do, by that law, at most
+ * TS_TUNING.queue_odds, the run is a queue, for this round trip; every
+ * rise of the run counts, so the test gains as the run goes on. The
+ * floor is read as the least of the newest p->needed: a spike or a
+ * second mode that opened the run sits under it and counts as none (the
+ * failover draw 10 of seed 4242, whose route waited 57 s on a floor read
+ * off a round trip 18.5 ms over the old path's). */
+static bool spread_as_a_queue(const ts_path_t *p, const ts_jitter_t *j)
+{
+    int n = p->rises < TS_PATH_RECENT ? p->rises : TS_PATH_RECENT, newest = p->needed < n ? p->needed : n;
+    double x[TS_PATH_RECENT] = { 0 }, share[TS_PATH_RECENT], least = INFINITY;
+    for (int i = 0; i < n; i++) {
+        x[i] = p->recent[(p->rises - 1 - i) % TS_PATH_RECENT];
+        if (i < newest)
+            least = fmin(least, x[i]);
+    }
+    for (int i = 0; i < n; i++) {   /* over the least, largest first (at most 64: insertion) */
+        double v = fmax(x[i] - least, 0);
+        int at = i;
+        for (; at > 0 && x[at - 1] < v; at--)
+            x[at] = x[at - 1];
+        x[at] = v;
+    }
+    ts_jitter_shares_over(j, p->rises - 1, x, n - 1, share);
+    for (int k = 1; k < n; k++)
+        if (ts_fit_binomial_tail(n, share[k - 1], k) <= TS_TUNING.queue_odds)
+            return true;
+    return false;
+}
+
 /* A rise is over the least by rise_us, or by less where the filter
  * rejects it as an outlier: else a new path longer by an amount between
  * the two had every sample rejected, and the clock stayed on the old
@@ -35,7 +76,7 @@ int ts_path_rises_needed(const ts_jitter_t *j, double least, int count)
  * first: the new route's admitted samples fill the filter in its size,
  * and a run that needs more would otherwise end there and never finish.
  * How many it needs is read again as the run's least excess falls. */
-bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, const ts_jitter_t *j, int64_t delay, double rise_us,
+bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, ts_jitter_t *j, int64_t delay, double rise_us,
                   double outlier_limit, int count)
 {
     if (p->rises == 0) {
@@ -44,14 +85,21 @@ bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, const ts_jitter_t *j, int6
     }
     double excess = (double) (delay - p->from);
     if (excess <= p->rise) {
+        if (p->held)   /* a queue's: no part of the path's own queueing, that the next run is held to */
+            ts_jitter_mark_queued(j, p->rises);
         p->rises = 0;
+        p->held = false;
         return false;
     }
+    p->recent[p->rises % TS_PATH_RECENT] = (float) excess;
     if (p->rises++ == 0 || excess < p->run_least) {   /* how long it must be, read as its least falls */
         p->run_least = excess;
         p->needed = ts_path_rises_needed(j, excess, count);
     }
-    return p->rises >= p->needed;
+    if (p->rises < p->needed)
+        return false;
+    p->held = p->rises < TS_TUNING.rises_max && spread_as_a_queue(p, j);
+    return !p->held;
 }
 
 /* A route longer by about the outlier limit has one of its round trips

@@ -18,12 +18,16 @@
 #include "rings.h"
 #include "samples.h"
 
+#define TS_PATH_RECENT 64   /* the run's newest excesses kept: at least TS_TUNING.rises_max */
+
 typedef struct {
+    float   recent[TS_PATH_RECENT];   /* ring: the run's excesses, the newest at rises - 1 */
     int     rises;       /* samples in a row over the threshold, */
     int     needed;      /* ... how many make a new path, */
     double  rise;        /* ... and the threshold, as they were at the first, */
     int64_t from;        /* ... over the filter's least delay as it was then, */
-    double  run_least;   /* ... and the run's least excess over it */
+    double  run_least;   /* ... and the run's least excess over it; */
+    bool    held;        /* ... its rises spread as a queue's, at the last */
 } ts_path_t;
 
 /* No run of rises: a path starts. */
@@ -39,8 +43,14 @@ int ts_path_rises_needed(const ts_jitter_t *j, double least, int count);
 /* A round trip of delay, against the filter's least and the jitter: a
  * rise is over the least by rise_us, or by the filter's outlier limit
  * (the estimator's, as it rejects samples) where that is less, and
- * ts_path_rises_needed of them in a row are a new path (true). */
-bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, const ts_jitter_t *j, int64_t delay, double rise_us,
+ * ts_path_rises_needed of them in a row are a new path (true), unless
+ * they spread over their floor more widely than the path's own queueing
+ * spreads over its (a queue that will drain: at most TS_TUNING.queue_odds
+ * by chance), until TS_TUNING.rises_max. The jitter is read as the
+ * estimator keeps it: each round trip added after this call, so that the
+ * run's own are its newest; a run held as a queue when it ends has its
+ * round trips marked there as a queue's (ts_jitter_mark_queued). */
+bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, ts_jitter_t *j, int64_t delay, double rise_us,
                   double outlier_limit, int count);
 
 /* Whether the filter's least, once full, has risen above the ways' least

@@ -27,7 +27,8 @@ typedef struct {
     int    ways_min;          /* samples before the ways' least measurements set the level */
     double uneven;            /* ways whose median spread above their edges differ by more are weighed apart */
     int    spread_min;        /* samples in the filter before its spread sets an outlier limit */
-    double rise_odds;         /* a run of rises the path's own queueing gives this often is no new path ... */
+    double rise_odds;         /* a run of rises the path's own queueing gives this often is no new path, ... */
+    double queue_odds;        /* ... nor one whose rises spread over their floor as it does this rarely (a queue), */
     int    rises_max;         /* ... but this many in a row are */
     int    step_waits;        /* samples queued past a clear step (or a shorter route) that its first waits through */
     double clear_k;           /* ... clear: its least size over this many step limits */
@@ -68,6 +69,7 @@ static const ts_tuning_t TS_TUNING = {
     .uneven = 4.0,
     .spread_min = 4,
     .rise_odds = 1e-6,
+    .queue_odds = 1e-2,
     .rises_max = 60,
     .step_waits = 2,
     .clear_k = 2.0,
