@@ -280,7 +280,9 @@ double ts_fit_binomial_tail(int n, double p, int k)
     double choose = 1;   /* C(n, k), exact in a double up to n of 60 or so, and close beyond */
     for (int i = 0; i < k; i++)
         choose = choose * (n - i) / (i + 1);
-    double term = choose * pow(p, k) * pow(1 - p, n - k), sum = 0;
+    double term = choose, sum = 0;   /* C(n, k) p^k (1 - p)^(n - k), by products: no pow in the wasm module */
+    for (int i = 0; i < n; i++)
+        term *= i < k ? p : 1 - p;
     for (int i = k; i <= n; i++) {
         sum += term;
         term *= (double) (n - i) / (i + 1) * p / (1 - p);

@@ -93,6 +93,11 @@ static bool queued(const ts_jitter_t *j, int at)
     return j->queued[at / 8] >> (at % 8) & 1;
 }
 
+double ts_jitter_newest(const ts_jitter_t *j, int i)
+{
+    return ts_jitter_decode(j->code[newest_at(j, i)]);
+}
+
 void ts_jitter_mark_queued(ts_jitter_t *j, int n)
 {
     for (int i = 0; i < n && i < j->n; i++) {

@@ -37,6 +37,8 @@ double ts_jitter_decode(uint16_t code);
 void ts_jitter_add(ts_jitter_t *j, double excess);
 /* The share of the kept excesses over excess (µs); 0 with none kept. */
 double ts_jitter_share_over(const ts_jitter_t *j, double excess);
+/* The i-th newest excess kept (0: the newest), as its code has it. */
+double ts_jitter_newest(const ts_jitter_t *j, int i);
 /* The newest n excesses kept were a queue's that will drain (a run of
  * rises the path rule held): the path's own queueing, as the shares below
  * read it, leaves them out. The jitter's value keeps them (a lead that

@@ -45,17 +45,28 @@ int ts_path_rises_needed(const ts_jitter_t *j, double least, int count)
  * floor is read as the least of the newest p->needed: a spike or a
  * second mode that opened the run sits under it and counts as none (the
  * failover draw 10 of seed 4242, whose route waited 57 s on a floor read
- * off a round trip 18.5 ms over the old path's). */
-static bool spread_as_a_queue(const ts_path_t *p, const ts_jitter_t *j)
+ * off a round trip 18.5 ms over the old path's). The run's earlier rises
+ * are the jitter's newest, each over the filter's least as it came: one
+ * least while the filter has let none of them in (a least that moves in
+ * a run only rises, and only as the run's round trips are admitted:
+ * a route longer by less than the outlier limit, then no queue held). */
+#define RUN_MAX 64   /* rises read, at most (TS_TUNING.rises_max is 60) */
+
+static bool spread_as_a_queue(const ts_path_t *p, const ts_jitter_t *j, const ts_filter_t *f, int64_t delay)
 {
-    int n = p->rises < TS_PATH_RECENT ? p->rises : TS_PATH_RECENT, newest = p->needed < n ? p->needed : n;
-    double x[TS_PATH_RECENT] = { 0 }, share[TS_PATH_RECENT], least = INFINITY;
+    if (ts_filter_min_delay(f) != p->from)
+        return false;   /* the filter let the run in: its rises are no outliers, and no longer over one least */
+    int n = p->rises < RUN_MAX ? p->rises : RUN_MAX;
+    n = n <= j->n + 1 ? n : j->n + 1;
+    int newest = p->needed < n ? p->needed : n;
+    double x[RUN_MAX] = { (double) (delay - p->from) }, share[RUN_MAX], least = INFINITY;
     for (int i = 0; i < n; i++) {
-        x[i] = p->recent[(p->rises - 1 - i) % TS_PATH_RECENT];
+        if (i > 0)   /* the run's earlier rises, over the filter's least as each came */
+            x[i] = ts_jitter_newest(j, i - 1);
         if (i < newest)
             least = fmin(least, x[i]);
     }
-    for (int i = 0; i < n; i++) {   /* over the least, largest first (at most 64: insertion) */
+    for (int i = 0; i < n; i++) {   /* over the least, largest first (at most RUN_MAX: insertion) */
         double v = fmax(x[i] - least, 0);
         int at = i;
         for (; at > 0 && x[at - 1] < v; at--)
@@ -91,14 +102,13 @@ bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, ts_jitter_t *j, int64_t de
         p->held = false;
         return false;
     }
-    p->recent[p->rises % TS_PATH_RECENT] = (float) excess;
     if (p->rises++ == 0 || excess < p->run_least) {   /* how long it must be, read as its least falls */
         p->run_least = excess;
         p->needed = ts_path_rises_needed(j, excess, count);
     }
     if (p->rises < p->needed)
         return false;
-    p->held = p->rises < TS_TUNING.rises_max && spread_as_a_queue(p, j);
+    p->held = p->rises < TS_TUNING.rises_max && spread_as_a_queue(p, j, f, delay);
     return !p->held;
 }
 

@@ -18,10 +18,7 @@
 #include "rings.h"
 #include "samples.h"
 
-#define TS_PATH_RECENT 64   /* the run's newest excesses kept: at least TS_TUNING.rises_max */
-
 typedef struct {
-    float   recent[TS_PATH_RECENT];   /* ring: the run's excesses, the newest at rises - 1 */
     int     rises;       /* samples in a row over the threshold, */
     int     needed;      /* ... how many make a new path, */
     double  rise;        /* ... and the threshold, as they were at the first, */
@@ -47,9 +44,10 @@ int ts_path_rises_needed(const ts_jitter_t *j, double least, int count);
  * they spread over their floor more widely than the path's own queueing
  * spreads over its (a queue that will drain: at most TS_TUNING.queue_odds
  * by chance), until TS_TUNING.rises_max. The jitter is read as the
- * estimator keeps it: each round trip added after this call, so that the
- * run's own are its newest; a run held as a queue when it ends has its
- * round trips marked there as a queue's (ts_jitter_mark_queued). */
+ * estimator keeps it: each round trip's excess over the filter's least
+ * added after this call, so that the run's earlier rises are its newest;
+ * a run held as a queue when it ends has them marked there as a queue's
+ * (ts_jitter_mark_queued). */
 bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, ts_jitter_t *j, int64_t delay, double rise_us,
                   double outlier_limit, int count);
 
