@@ -497,6 +497,7 @@ Test(estimator, a_queue_that_spreads_its_round_trips_is_no_new_path)
         ticksync_destroy(&ts);
     }
     double mid = median(p99s, RUNS);
+    cr_log_info("%d path resets in %d episodes, median p99 %.0f us", resets, 3 * RUNS, mid);
     /* 121 path resets (each taken episode two: its queue and the way back)
      * and 8,749 us by the count alone; 50 and 7,802 us with the earlier
      * episodes' round trips left in the law the next is held to */
