@@ -163,6 +163,25 @@ Test(path, a_route_is_a_new_path_and_a_queue_that_spreads_is_held)
                   spike_next);
 }
 
+static double route_30ms_queueing_5x(int i)
+{
+    (void) i;   /* the path's 1 ms each way is drawn too: 4 ms more each way makes 5 */
+    return 30000 + ringfeed_queueing(4000) + ringfeed_queueing(4000);
+}
+
+Test(path, a_route_whose_queueing_is_wider_waits_but_never_past_the_most)
+{
+    int held_past_30 = 0, never = 0;
+    for (unsigned seed = 1; seed <= 200; seed++) {
+        srand(seed);
+        int at = path_at(route_30ms_queueing_5x, TS_TUNING.rises_max + 1);
+        held_past_30 += at == 0 || at > 30;
+        never += at == 0;
+    }
+    cr_log_info("a route with 5 times the queueing: held past 30 rises in %d of 200", held_past_30);
+    cr_assert_eq(never, 0, "a new path at rises_max at the latest, whatever its shape");
+}
+
 /* A path's samples at seconds from..to, each way base_us plus exponential
  * queueing of q µs, fed to the rings, the drift, the level and the filter
  * as the estimator feeds them; true when the filter's least was once read
