@@ -163,6 +163,35 @@ Test(path, a_route_is_a_new_path_and_a_queue_that_spreads_is_held)
                   spike_next);
 }
 
+/* A run taken for a new path sat over the old path's least by the route's
+ * move (or a queue's): none of it is the path's own queueing, which the
+ * next run is read against. */
+Test(path, a_run_taken_for_a_new_path_leaves_the_paths_law_as_it_was)
+{
+    srand(7);
+    ts_filter_t f = filter_of(8, 40000);
+    ts_jitter_t j = { 0 };
+    for (int i = 0; i < TS_JITTER_N / 2; i++)   /* (room for the run: none of the path's leaves) */
+        ts_jitter_add(&j, ringfeed_queueing(1000) + ringfeed_queueing(1000));
+    const double x[3] = { 25000, 5000, 2000 };
+    double before[3], after[3];
+    ts_jitter_shares_over(&j, 0, x, 3, before);
+    ts_path_t p;
+    ts_path_clear(&p);
+    int taken = 0;
+    for (int i = 0; i < 10 && !taken; i++) {
+        int64_t delay = llround(70000 + ringfeed_queueing(1000) + ringfeed_queueing(1000));
+        if (ts_path_rise(&p, &f, &j, delay, 20000, limit(&f), 6))
+            taken = i + 1;
+        else   /* (the estimator starts the new path's filter empty: the last rise is noted nowhere) */
+            ts_jitter_add(&j, (double) (delay - ts_filter_min_delay(&f)));
+    }
+    cr_assert_eq(taken, 6, "a route 30 ms longer, taken at its sixth rise");
+    ts_jitter_shares_over(&j, 0, x, 3, after);
+    for (int k = 0; k < 3; k++)
+        cr_assert_float_eq(after[k], before[k], 1e-12, "share over %.0f us: %g, was %g", x[k], after[k], before[k]);
+}
+
 static double route_30ms_queueing_5x(int i)
 {
     (void) i;   /* the path's 1 ms each way is drawn too: 4 ms more each way makes 5 */

@@ -109,6 +109,8 @@ bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, ts_jitter_t *j, int64_t de
     if (p->rises < p->needed)
         return false;
     p->held = p->rises < TS_TUNING.rises_max && spread_as_a_queue(p, j, f, delay);
+    if (!p->held)   /* over the old path's least: a route's move or a queue, no part of the path's own queueing */
+        ts_jitter_mark_queued(j, p->rises - 1);
     return !p->held;
 }
 

@@ -46,8 +46,8 @@ int ts_path_rises_needed(const ts_jitter_t *j, double least, int count);
  * by chance), until TS_TUNING.rises_max. The jitter is read as the
  * estimator keeps it: each round trip's excess over the filter's least
  * added after this call, so that the run's earlier rises are its newest;
- * a run held as a queue when it ends has them marked there as a queue's
- * (ts_jitter_mark_queued). */
+ * a run held as a queue when it ends, or taken for a new path, has them
+ * marked there as no part of the path's queueing (ts_jitter_mark_queued). */
 bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, ts_jitter_t *j, int64_t delay, double rise_us,
                   double outlier_limit, int count);
 
