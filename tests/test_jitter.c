@@ -94,21 +94,30 @@ Test(jitter, the_same_as_sorting_the_window_at_every_exchange, .init = setup)
     }
 }
 
+Test(jitter, the_share_over_an_excess_counts_the_window, .init = setup)
+{
+    cr_assert_float_eq(ts_jitter_share_over(&j, 0), 0, 1e-12, "none kept");
+    for (int i = 0; i < 100; i++)
+        ts_jitter_add(&j, i * 1000);   /* 0..99 ms */
+    cr_assert_float_eq(ts_jitter_share_over(&j, 20000), 0.79, 1e-12, "21..99 ms of 100");
+    cr_assert_float_eq(ts_jitter_share_over(&j, 99000), 0, 1e-12, "none over the largest");
+    cr_assert_float_eq(ts_jitter_share_over(&j, -5), 0.99, 1e-12, "all but the one of 0");
+}
+
 Test(jitter, the_shares_over_leave_the_newest_out, .init = setup)
 {
     double x[] = { 95000, 50000, 0 }, share[3];
-    cr_assert_eq(ts_jitter_shares_over(&j, 0, x, 3, share), 0, "none kept, none counted");
+    ts_jitter_shares_over(&j, 0, x, 3, share);
     cr_assert_float_eq(share[0], 1, 1e-12, "none kept: no share can be told");
     for (int i = 0; i < 100; i++)
         ts_jitter_add(&j, i * 1000);   /* 0..99 ms */
-    cr_assert_eq(ts_jitter_shares_over(&j, 10, x, 3, share), 90);   /* 0..89 ms counted */
+    ts_jitter_shares_over(&j, 10, x, 3, share);   /* 0..89 ms counted */
     cr_assert_float_eq(share[0], 1.0 / 90, 1e-12, "none over 95 ms: one in the 90 counted");
     cr_assert_float_eq(share[1], 39.0 / 90, 1e-12, "51..89 ms");
     cr_assert_float_eq(share[2], 89.0 / 90, 1e-12, "all but the one of 0");
-    cr_assert_eq(ts_jitter_shares_over(&j, 0, x, 3, share), 100);
-    cr_assert_float_eq(share[0], 4.0 / 100, 1e-12, "96..99 ms of the 100");
-    cr_assert_float_eq(share[1], 49.0 / 100, 1e-12, "51..99 ms");
-    cr_assert_float_eq(share[2], 99.0 / 100, 1e-12);
+    ts_jitter_shares_over(&j, 0, x, 3, share);
+    for (int i = 0; i < 3; i++)
+        cr_assert_float_eq(share[i], fmax(ts_jitter_share_over(&j, x[i]), 0.01), 1e-12, "as share_over, %d", i);
 }
 
 Test(jitter, a_queues_excesses_leave_the_shares_and_keep_the_value, .init = setup)

@@ -24,26 +24,13 @@ Test(path, the_rises_needed_are_as_many_as_the_queueing_makes_rare)
 {
     ts_jitter_t j;
     jitter_with(&j, 0, 20000);
-    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6, 0), 6, "a clean path: the count");
+    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6), 6, "a clean path: the count");
     jitter_with(&j, 0.25, 20000);
     /* 0.25^10 = 9.5e-7 is the first at most 1e-6 */
-    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6, 0), 10);
-    cr_assert_eq(ts_path_rises_needed(&j, 60000, 6, 0), 6, "over a least the queueing never passes: the count");
+    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6), 10);
+    cr_assert_eq(ts_path_rises_needed(&j, 60000, 6), 6, "over a least the queueing never passes: the count");
     jitter_with(&j, 1, 20000);
-    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6, 0), TS_TUNING.rises_max, "queueing that always passes: the most");
-}
-
-Test(path, the_rises_needed_read_the_paths_own_queueing)
-{
-    ts_jitter_t j = { 0 };
-    for (int i = 0; i < TS_JITTER_N; i++)   /* the newest quarter 40 ms over, the rest 5 */
-        ts_jitter_add(&j, i < 3 * TS_JITTER_N / 4 ? 5000 : 40000);
-    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6, 0), 10, "a quarter over 20 ms");
-    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6, TS_JITTER_N / 4), 6, "the run's own rises left out: the count");
-    ts_jitter_mark_queued(&j, TS_JITTER_N / 4);
-    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6, 0), 6, "a queue's or a taken run's left out: the count");
-    ts_jitter_mark_queued(&j, TS_JITTER_N);
-    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6, 0), 6, "none left to tell by: the count");
+    cr_assert_eq(ts_path_rises_needed(&j, 20000, 6), TS_TUNING.rises_max, "queueing that always passes: the most");
 }
 
 /* The estimator's outlier limit at its defaults (max_delay_dev_ratio 10). */

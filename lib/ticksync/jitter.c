@@ -74,6 +74,15 @@ void ts_jitter_add(ts_jitter_t *j, double excess)
     j->value = (high > TS_TUNING.spike_ratio * low ? low : high) / 2;
 }
 
+double ts_jitter_share_over(const ts_jitter_t *j, double excess)
+{
+    uint16_t c = ts_jitter_code(excess);
+    int over = 0;
+    for (int i = 0; i < j->n; i++)
+        over += j->code[i] > c;
+    return j->n ? (double) over / j->n : 0;
+}
+
 static int newest_at(const ts_jitter_t *j, int i)   /* the ring's i-th newest (0: the newest) */
 {
     return ((j->next - 1 - i) % TS_JITTER_N + TS_JITTER_N) % TS_JITTER_N;
@@ -97,7 +106,7 @@ void ts_jitter_mark_queued(ts_jitter_t *j, int n)
     }
 }
 
-int ts_jitter_shares_over(const ts_jitter_t *j, int skip, const double *x, int n, double *share)
+void ts_jitter_shares_over(const ts_jitter_t *j, int skip, const double *x, int n, double *share)
 {
     uint16_t code[TS_JITTER_N];
     int over[TS_JITTER_N + 1] = { 0 }, counted = 0;
@@ -123,5 +132,4 @@ int ts_jitter_shares_over(const ts_jitter_t *j, int skip, const double *x, int n
         sum += over[i];
         share[i] = counted ? fmax((double) sum / counted, 1.0 / counted) : 1;
     }
-    return counted;
 }

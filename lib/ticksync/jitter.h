@@ -35,6 +35,8 @@ double ts_jitter_decode(uint16_t code);
  * spikes (a radio waking, a handover) that no lead a game would take
  * beats. */
 void ts_jitter_add(ts_jitter_t *j, double excess);
+/* The share of the kept excesses over excess (µs); 0 with none kept. */
+double ts_jitter_share_over(const ts_jitter_t *j, double excess);
 /* The i-th newest excess kept (0: the newest), as its code has it. */
 double ts_jitter_newest(const ts_jitter_t *j, int i);
 /* The newest n excesses kept were a queue's that will drain (a run of
@@ -45,7 +47,7 @@ void ts_jitter_mark_queued(ts_jitter_t *j, int n);
 /* The shares of the kept excesses, the newest skip and a queue's left
  * out, over each of x[0..n) (µs, largest first), in share[0..n), in one
  * pass: each at least one in as many as are counted (a window of them
- * tells no share rarer), 1 with none counted. How many were counted. */
-int ts_jitter_shares_over(const ts_jitter_t *j, int skip, const double *x, int n, double *share);
+ * tells no share rarer), 1 with none counted. */
+void ts_jitter_shares_over(const ts_jitter_t *j, int skip, const double *x, int n, double *share);
 
 #endif

@@ -13,17 +13,15 @@ void ts_path_clear(ts_path_t *p)
 }
 
 /* The least k with p^k at most TS_TUNING.rise_odds, p the share of the
- * path's round trips over least (the chance that k of them all pass the
- * least the run met), one in the window's count at least. A way up queueing 15 ms on average passes 20 ms a quarter
+ * round trips over least (the chance that k of them all pass the least
+ * the run met). A way up queueing 15 ms on average passes 20 ms a quarter
  * of the time, six in a row every hour or so; it takes 11. A route 36 ms
  * longer under bimodal queueing whose second mode is 16 ms, a rise of
  * 5.6 ms passed 45 % of the time, took 17 at that rise and takes 6 at the
  * run's least (the failover draw 115 of seed 4242). */
-int ts_path_rises_needed(const ts_jitter_t *j, double least, int count, int skip)
+int ts_path_rises_needed(const ts_jitter_t *j, double least, int count)
 {
-    double p, chance = 1;
-    if (!ts_jitter_shares_over(j, skip, &least, 1, &p))
-        p = 0;   /* no excess of the path's to tell by: the count */
+    double p = ts_jitter_share_over(j, least), chance = 1;
     int k = 0;
     while (k < count || (chance > TS_TUNING.rise_odds && k < TS_TUNING.rises_max)) {
         chance *= p;
@@ -106,7 +104,7 @@ bool ts_path_rise(ts_path_t *p, const ts_filter_t *f, ts_jitter_t *j, int64_t de
     }
     if (p->rises++ == 0 || excess < p->run_least) {   /* how long it must be, read as its least falls */
         p->run_least = excess;
-        p->needed = ts_path_rises_needed(j, excess, count, p->rises - 1);
+        p->needed = ts_path_rises_needed(j, excess, count);
     }
     if (p->rises < p->needed)
         return false;

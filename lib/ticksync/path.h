@@ -32,12 +32,10 @@ void ts_path_clear(ts_path_t *p);
 
 /* How many rises in a row make a new path, where the run's least excess
  * over the filter's least is least: at least count, and more where the
- * path's own round trips pass least so often that so many in a row would
- * come by chance more than TS_TUNING.rise_odds; at most
- * TS_TUNING.rises_max. The path's round trips are the jitter's, as the
- * queue test reads them: the newest skip (the run's earlier rises) and
- * the marked left out. */
-int ts_path_rises_needed(const ts_jitter_t *j, double least, int count, int skip);
+ * path's own round trips (the jitter's) pass least so often that so many
+ * in a row would come by chance more than TS_TUNING.rise_odds; at most
+ * TS_TUNING.rises_max. */
+int ts_path_rises_needed(const ts_jitter_t *j, double least, int count);
 
 /* A round trip of delay, against the filter's least and the jitter: a
  * rise is over the least by rise_us, or by the filter's outlier limit
