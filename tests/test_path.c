@@ -92,14 +92,21 @@ Test(path, a_filter_not_yet_full_or_without_spread_tells_no_rise_it_cannot)
         cr_assert_not(ts_path_rise(&p, &f, &j, 59000, 20000, limit(&f), 6), "under path_change_us");
 }
 
+/* A jitter of n round trips' excesses, each way queueing exponentially,
+ * 1 ms on average. */
+static void queueing_of(ts_jitter_t *j, int n)
+{
+    *j = (ts_jitter_t) { 0 };
+    for (int i = 0; i < n; i++)
+        ts_jitter_add(j, ringfeed_queueing(1000) + ringfeed_queueing(1000));
+}
+
 /* A path of 40 ms whose round trips queue exponentially, 1 ms each way
  * on average: the filter at its floor and the jitter from 512 of them. */
 static void queueing_path(ts_filter_t *f, ts_jitter_t *j)
 {
     *f = filter_of(8, 40000);
-    *j = (ts_jitter_t) { 0 };
-    for (int i = 0; i < TS_JITTER_N; i++)
-        ts_jitter_add(j, ringfeed_queueing(1000) + ringfeed_queueing(1000));
+    queueing_of(j, TS_JITTER_N);
 }
 
 /* The rise at which a run of round trips, the i-th (from 0) 40 ms plus
@@ -170,9 +177,8 @@ Test(path, a_run_taken_for_a_new_path_leaves_the_paths_law_as_it_was)
 {
     srand(7);
     ts_filter_t f = filter_of(8, 40000);
-    ts_jitter_t j = { 0 };
-    for (int i = 0; i < TS_JITTER_N / 2; i++)   /* (room for the run: none of the path's leaves) */
-        ts_jitter_add(&j, ringfeed_queueing(1000) + ringfeed_queueing(1000));
+    ts_jitter_t j;
+    queueing_of(&j, TS_JITTER_N / 2);   /* (room for the run: none of the path's leaves) */
     const double x[3] = { 25000, 5000, 2000 };
     double before[3], after[3];
     ts_jitter_shares_over(&j, 0, x, 3, before);
@@ -207,9 +213,8 @@ Test(path, a_queue_is_held_though_the_filters_least_moves_under_it)
         ts_filter_init(&f, 8);
         for (int i = 0; i < 8; i++)   /* the least, 40 ms, the oldest */
             ts_filter_add(&f, &(ts_sample_t) { .local = i, .offset = 0, .delay = 40000 + 200 * i });
-        ts_jitter_t j = { 0 };
-        for (int i = 0; i < TS_JITTER_N; i++)
-            ts_jitter_add(&j, ringfeed_queueing(1000) + ringfeed_queueing(1000));
+        ts_jitter_t j;
+        queueing_of(&j, TS_JITTER_N);
         ts_path_t p;
         ts_path_clear(&p);
         bool taken = false;
