@@ -21,7 +21,8 @@
  * and the share of draws where a seed's algorithm beats it: a figure no
  * rule can be fitted to, since the draws are not the named traces, and
  * how long after a server step libticksync comes within 5 ms of where the
- * path's asymmetry puts every estimator for good (up to a route change);
+ * path's asymmetry puts every estimator for good (up to a route change,
+ * a handover or a congestion episode, which are scored on their own);
  * --list also prints each draw a seed's algorithm beats libticksync on;
  * --each prints every draw's p99s, to diff two builds draw by draw;
  * --wide adds paths that queue one way alone and disciplined clocks;
@@ -511,7 +512,8 @@ typedef struct {
     double *ratio;                   /* expected error / |error|, a frame each */
     size_t  nratio, cap;
     double since_over[2];            /* after each server step: the last frame the error was over 5 ms, */
-    double since_apart[2];           /* ... and over 5 ms beyond what the path's asymmetry puts it at */
+    double since_apart[2];           /* ... and over 5 ms beyond what the path's asymmetry puts it at, */
+    double step_until[2];            /* ... up to the first handover or congestion episode after it */
     double since_route;              /* after a route change, up to a server step: the last frame over 5 ms
                                         beyond where the new route's asymmetry puts it */
     double handover_at, since_handover;   /* the last handover that counts (0: none), and the last frame
@@ -567,6 +569,18 @@ static int step_of(const trace_t *t, double frame)
             return change > at && frame >= change ? -1 : i;
     }
     return -1;
+}
+
+/* When a step's scoring ends, short of a route change (step_of): at the
+ * first congestion episode to start after it, or at the first handover
+ * (set as it comes), whose excursions are their own and are scored as
+ * theirs; a step is otherwise counted late for a handover followed late
+ * minutes after it. */
+static double first_episode_after(const trace_t *t, double at_s)
+{
+    if (t->episode_every_s <= 0)
+        return INFINITY;
+    return (floor(at_s / t->episode_every_s) + 1) * t->episode_every_s * 1e6;
 }
 
 /* Whether a server step came between the route change and frame. */
@@ -632,7 +646,9 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
         sc[a].converge_s = -1;
     oracle_t oracle = { .n = 0 };
     learner_t learner = { .n = 0 };
-    lib_score_t ls = { .each_s = calloc((size_t) t->seconds + 2, sizeof(double)) };
+    lib_score_t ls = { .each_s = calloc((size_t) t->seconds + 2, sizeof(double)),
+                       .step_until = { first_episode_after(t, t->step_at_s[0]),
+                                       first_episode_after(t, t->step_at_s[1]) } };
     path_t path = path_of(t);   /* (the oracle restarts with each change of its base delays) */
     double frame = 0, next_csv = 0;
     int lost_run = 0;
@@ -645,6 +661,8 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
             double b = fabs(asymmetry);
             double tolerance = fmax(2000, b + 1000);
             int step = step_of(t, frame);
+            if (step >= 0 && frame >= ls.step_until[step])
+                step = -1;
             for (int a = 0; a < ALGOS; a++) {
                 double shown = a < SEEDS ? seed_now(&seeds[a], local)
                              : a == LIB ? (double) ticksync_now(lib, local)
@@ -702,6 +720,9 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
         exchanges++;
         if (x.moved && t->handover_every_s > 0) {
             end_handover(&ls, res);
+            for (int i = 0; i < 2; i++)
+                if (now >= t->step_at_s[i] * 1e6)
+                    ls.step_until[i] = fmin(ls.step_until[i], now);
             bool counts = fabs(path_asymmetry(&path) - asymmetry_was) >= 5000
                           && now >= fmax(t->converge_from_s, from_s) * 1e6;
             ls.handover_at = counts ? now : 0;
@@ -1158,7 +1179,7 @@ static int run_draws(int n, bool list)
            beaten_with[3], with[3]);
     qsort(apart, napart, sizeof *apart, cmp_double);
     printf("After a server step (%zu draws): libticksync within 5 ms beyond the path's asymmetry for good, up to a "
-           "route change, %.1f s after it (median), %.1f s (p90), %.1f s (worst); later than 5 s in %zu, %zu of the "
+           "route change, handover or congestion episode, %.1f s after it (median), %.1f s (p90), %.1f s (worst); later than 5 s in %zu, %zu of the "
            "%zu steps of up to 50 ms.\n", napart, quantile(apart, napart, 0.5), quantile(apart, napart, 0.9),
            napart ? apart[napart - 1] : 0.0, late, late50, upto50);
     qsort(route, nroute, sizeof *route, cmp_double);
