@@ -571,10 +571,10 @@ static int step_of(const trace_t *t, double frame)
     return -1;
 }
 
-/* When a step's scoring ends, short of a route change (step_of): at the
- * first congestion episode to start after it, or at the first handover
- * (set as it comes), whose excursions are their own and are scored as
- * theirs; a step is otherwise counted late for a handover followed late
+/* The first congestion episode to start after at_s (µs; INFINITY: none).
+ * A step's scoring ends there, short of a route change (step_of), and at
+ * the first handover after it: their excursions are scored as theirs,
+ * and a step was otherwise counted late for a handover followed late
  * minutes after it. */
 static double first_episode_after(const trace_t *t, double at_s)
 {
@@ -720,7 +720,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
         exchanges++;
         if (x.moved && t->handover_every_s > 0) {
             end_handover(&ls, res);
-            for (int i = 0; i < 2; i++)
+            for (int i = 0; i < 2; i++)   /* a step before it is scored no further */
                 if (now >= t->step_at_s[i] * 1e6)
                     ls.step_until[i] = fmin(ls.step_until[i], now);
             bool counts = fabs(path_asymmetry(&path) - asymmetry_was) >= 5000
@@ -1179,8 +1179,8 @@ static int run_draws(int n, bool list)
            beaten_with[3], with[3]);
     qsort(apart, napart, sizeof *apart, cmp_double);
     printf("After a server step (%zu draws): libticksync within 5 ms beyond the path's asymmetry for good, up to a "
-           "route change, handover or congestion episode, %.1f s after it (median), %.1f s (p90), %.1f s (worst); later than 5 s in %zu, %zu of the "
-           "%zu steps of up to 50 ms.\n", napart, quantile(apart, napart, 0.5), quantile(apart, napart, 0.9),
+           "route change, handover or congestion episode, %.1f s after it (median), %.1f s (p90), %.1f s (worst); "
+           "later than 5 s in %zu, %zu of the %zu steps of up to 50 ms.\n", napart, quantile(apart, napart, 0.5), quantile(apart, napart, 0.9),
            napart ? apart[napart - 1] : 0.0, late, late50, upto50);
     qsort(route, nroute, sizeof *route, cmp_double);
     printf("After a route change that moves the path's asymmetry by 5 ms or more, up to a server step (%zu draws): "
