@@ -115,7 +115,7 @@ Test(drift, a_turned_rate_halves_the_window)
  * failing this. Stated at twice its size (within 4) it covers 390-397,
  * which this cannot tell from 2: that the error is not overstated rests
  * on the bench's steady draws, 5.2 % of their seconds beyond 2 errors
- * (DESIGN, "The expected error"). */
+ * (DESIGN, "The bound and the expected error"). */
 Test(drift, freq_z_of_the_error_covers_95_percent_of_steady_rates)
 {
     int within = 0;

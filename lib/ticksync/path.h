@@ -4,8 +4,8 @@
  * the ways' (a route longer by about the outlier limit, whose round trips
  * the filter lets in). A shorter route and a server step are told by the
  * level's tests against the edges (level.h). A value type the estimator
- * embeds; docs/DESIGN.md ("The tests on samples") gives each rule's
- * figure. */
+ * embeds; docs/DESIGN.md ("A new route") gives each rule's
+ * reason. */
 #ifndef TICKSYNC_PATH_H
 #define TICKSYNC_PATH_H
 
