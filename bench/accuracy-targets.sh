@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # bench/accuracy-targets.sh [BUILD_DIR] - the estimator's targets over the
 # drawn families (bench/RESULTS.md 5.T): runs `ticksync-accuracy --draws
-# DRAWS --seed N --list --each [FAMILY]` for every family and seed, two at
-# a time, one a core, keeps each run's output in OUT (default a temporary
-# folder; a finished run already there is read, not run again), and prints one Markdown table a family, a row a seed and a
-# total row. SEEDS (default 1201..1205: seeds no rule was set on) and
+# DRAWS --seed N --list --each [FAMILY]` for every family and seed, one
+# run a core at a time, keeps each run's output in OUT (default a
+# temporary folder; a finished run already there is read, not run again),
+# and prints one Markdown table a family, a row a seed and a total row.
+# SEEDS (default 1201..1205: seeds no rule was set on) and
 # FAMILIES (default plain wide failover handovers episodes) choose what
 # runs; INTERVAL_MAX passes --interval-max.
 set -euo pipefail
@@ -47,7 +48,7 @@ for f in $families; do
       /steps of up to 50 ms/             { match($0, /, [0-9]+ of the [0-9]+ steps/); split(substr($0, RSTART + 2, RLENGTH - 2), w, " ");
                                            late = w[1]; steps = w[4] }
       /exchanges an hour \(median\)/     { split($0, w, " "); xph = w[2]
-                                           match($0, /%  ?\(worst draw|% \(worst/); t = substr($0, 1, RSTART); n = split(t, z, " "); worst = z[n] }
+                                           match($0, /% \(worst draw/); t = substr($0, 1, RSTART); n = split(t, z, " "); worst = z[n] }
       /frames went backwards/            { match($0, /; [0-9]+ frames went backwards/); split(substr($0, RSTART + 2), w, " "); back = w[1] }
       /^Pooled over those draws/         { match($0, /covers [0-9.]+%/); pooled = substr($0, RSTART + 7, RLENGTH - 7) }
       /expected error covers, on the 0 draws/ { nosym = 1 }
