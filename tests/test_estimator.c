@@ -1207,9 +1207,9 @@ Test(estimator, a_rate_s_turn_in_the_window_s_middle_is_a_bend)
  * (2026-11-28, a80657a) the expected error was 49-453 times tighter than
  * the bound at the end (p10-max), and covered at least 93 % of frames in
  * 397; its median is 100 %, over the 95 % it aims at (DESIGN, "The bound
- * and the expected error": the level's term reads the 5 least measurements the
- * same whatever the shape of the queueing near its floor, and the bend
- * term adds its noise). */
+ * and the expected error": the level's term reads the 5 least
+ * measurements the same whatever the shape of the queueing near its
+ * floor, and the bend term adds its noise). */
 Test(estimator, the_expected_error_is_tighter_than_the_bound_and_covers_93_percent_of_a_steady_path)
 {
     int covered = 0;

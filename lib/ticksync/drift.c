@@ -299,10 +299,11 @@ static int unbent_window(ts_drift_t *d, const window_t *w, ts_fit_hull_t *hu, ts
  * rather than the ways' chords: it is the more exact, and either the
  * window shows no bend or the halved window's chords agree with it within
  * agree_k of their errors together. The bend test's halves state half
- * their real error (DESIGN, "The drift: one chooser, one error"), so about one draw in a hundred
- * halves a window whose rate has not moved; the newer half's chords, some
- * 100 times less exact, then agree with the long history and leave it,
- * where a rate that did move takes the window's. */
+ * their real error (DESIGN, "The drift: one chooser, one error"), so
+ * about one draw in a hundred halves a window whose rate has not moved;
+ * the newer half's chords, some 100 times less exact, then agree with the
+ * long history and leave it, where a rate that did move takes the
+ * window's. */
 static bool long_holds(const ts_drift_t *d, int from, const ts_rate_t *chords)
 {
     if (!d->long_known || d->longer.se >= chords->se)
