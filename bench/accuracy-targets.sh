@@ -39,8 +39,9 @@ for f in $families; do
   echo
   echo "| seed | a seed ahead, beyond the asymmetry and on the p99 | … beyond the asymmetry, beaten or not | lib / learning oracle, steady rate: median, p90 | lib / true-rate oracle, changing rate: median, p90 | steps up to 50 ms later than 5 s | bound covers, worst draw | expected error, symmetric draws, pooled | exchanges an hour | backwards frames |"
   echo "|---|---:|---:|---|---|---:|---:|---:|---:|---:|"
+  : > "$out/$f.sums"
   for s in $seeds; do
-    awk -v seed="$s" '
+    awk -v seed="$s" -v sums="$out/$f.sums" '
       /learning oracle, steady rate \|/   { split($0, c, "|"); steady = sprintf("%.2f, %.2f", c[4], c[5]) }
       /oracle \(true rate\), changing rate \|/ { split($0, c, "|"); changing = sprintf("%.2f, %.2f", c[4], c[5]) }
       /a seed is ahead in .* of those/   { match($0, /ahead in [0-9]+/); ahead = substr($0, RSTART + 9, RLENGTH - 9) }
@@ -56,9 +57,9 @@ for f in $families; do
         if (nosym) pooled = "none symmetric"
         printf "| %s | %d (%.1f %%) | %d | %s | %s | %d of %d | %s | %s | %s | %s |\n", seed, ahead, 100 * ahead / total, any,
                steady, changing, late, steps, worst, pooled, xph, back
-        printf "%d %d %d %d %d %d\n", ahead, any, total, late, steps, back > "/dev/stderr"
+        printf "%d %d %d %d %d %d\n", ahead, any, total, late, steps, back >> sums
       }' "$out/$f-$s.txt"
-  done 2> "$out/$f.sums"
+  done
   awk '{ a += $1; b += $2; n += $3; l += $4; st += $5; bk += $6 }
        END { printf "| all | **%d of %d (%.2f %%)** | %d | | | **%d of %d (%.1f %%)** | | | | %d |\n", a, n, 100 * a / n, b, l, st, 100 * l / st, bk }' "$out/$f.sums"
 done
