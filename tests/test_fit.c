@@ -153,18 +153,6 @@ Test(fit, the_spread_is_the_sorted_median_over_the_least)
         }
         qsort(sorted, (size_t) n, sizeof *sorted, by_value);
         cr_assert_float_eq(ts_fit_spread(t, y, n, 0), sorted[n / 2] - sorted[0], 1e-12, "n %d", n);
-        /* where it is looked for first (the spread read a sample before)
-         * changes only the time taken (of two points or more: a chord) */
-        if (n < 2)
-            continue;
-        double err, found = NAN;
-        ts_fit_chord(t, y, n, &err, &found);
-        const double near[] = { found, found * 0.95, found * 1.1, found * 3, 0, -found, INFINITY };
-        for (size_t j = 0; j < sizeof near / sizeof *near; j++) {
-            double spread = near[j];
-            ts_fit_chord(t, y, n, &err, &spread);
-            cr_assert_eq(spread, found, "n %d, looked for near %g: %g, not %g", n, near[j], spread, found);
-        }
     }
 }
 

@@ -3,14 +3,10 @@
  * measurements as the delay's split puts them; a block holds each way's
  * least of TS_RINGS_BLOCK; the origin moves on through hours of samples
  * without losing a µs of a server time near 1.7e15 or more than the 54
- * minutes kept; a server step moves the offsets from before it; the
- * ways a window's hull is read from are all its hull's. */
+ * minutes kept; a server step moves the offsets from before it. */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <stdlib.h>
 
-#include "fit.h"
-#include "prng.h"
 #include "rings.h"
 
 static ts_rings_t r;
@@ -127,55 +123,4 @@ Test(rings, a_server_step_moves_the_offsets_from_before_it)
     cr_assert_float_eq(ts_rings_point(&r, 1)->offset + r.origin_offset, 1000, 1e-6, "the step's own sample stays");
     cr_assert_float_eq(ts_rings_way(&r, 1)->up + r.origin_offset, 21000, 1e-6);
     cr_assert_float_eq(ts_rings_way(&r, 1)->down - r.origin_offset, 19000, 1e-6);
-}
-
-/* Each way's lower hull of the ways [first + lo, first + hi), read over
- * the ways ts_rings_hull_ways gives, is the hull of them all, as the ring
- * turns, after a new path, a server step and the origin's moves. */
-static void hull_from_the_rings_is_the_whole_s(const char *when)
-{
-    for (int round = 0; round < 40; round++) {
-        int first = rand() % r.nways, lo = rand() % (r.nways - first), hi = lo + 1 + rand() % (r.nways - first - lo);
-        double t[TS_RINGS_WAYS], y[2][TS_RINGS_WAYS];
-        for (int i = 0; i < r.nways - first; i++) {
-            const ts_way_t *w = ts_rings_way(&r, first + i);
-            t[i] = (double) (ts_rings_local(&r, w->local) - ts_rings_local(&r, ts_rings_way(&r, first)->local));
-            y[0][i] = w->up;
-            y[1][i] = w->down;
-        }
-        for (int down = 0; down < 2; down++) {
-            int idx[TS_RINGS_WAYS], n = ts_rings_hull_ways(&r, first, lo, hi, down, idx);
-            ts_fit_hull_t from_rings, whole;
-            ts_fit_hull_of(t, y[down], idx, n, &from_rings);
-            ts_fit_hull(t, y[down], lo, hi, &whole);
-            cr_assert_eq(from_rings.n, whole.n, "%s: [%d, %d) of %d from %d: %d vertices, not %d", when, lo, hi,
-                         r.nways, first, from_rings.n, whole.n);
-            for (int k = 0; k < whole.n; k++)
-                cr_assert_eq(from_rings.idx[k], whole.idx[k], "%s", when);
-        }
-    }
-}
-
-Test(rings, the_ways_a_hull_is_read_from_hold_all_its_vertices)
-{
-    srand(11);
-    uint64_t rng = 11;
-    ts_rings_init(&r, 64);
-    const double base = 1.7e15;
-    int64_t local = 0;
-    for (int i = 0; i < 3000; i++, local += 1000000 + (int64_t) (ts_prng_uniform(&rng) * 2e6)) {
-        double up = -2000 * log(1 - ts_prng_uniform(&rng)), down = -2000 * log(1 - ts_prng_uniform(&rng));
-        ts_sample_t s = { .local = local,
-                          .offset = base + 30e-6 * (double) local + (up - down) / 2,
-                          .delay = 40000 + (int64_t) (up + down) };
-        ts_rings_follow(&r, s.local, s.offset);
-        ts_rings_add_ways(&r, &s, 0.5, 0);
-        if (i == 500)
-            ts_rings_clear(&r);   /* a new path */
-        if (i == 900)
-            ts_rings_move_before(&r, 50000, local - 60000000);   /* a step a minute back */
-        if (i % 37 == 0 && r.nways > 0)
-            hull_from_the_rings_is_the_whole_s(i < 500 ? "first path" : i < 900 ? "new path" : "after a step");
-    }
-    cr_assert_gt(r.origin_local, 0, "the origin moved");
 }

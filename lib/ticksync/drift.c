@@ -9,7 +9,7 @@
 void ts_drift_init(ts_drift_t *d, int64_t min_span_us)
 {
     *d = (ts_drift_t) { .min_span = (double) min_span_us, .error = INFINITY, .carried.se = NAN,
-                        .bend_since = INT64_MIN, .spread_up = NAN, .spread_down = NAN };
+                        .bend_since = INT64_MIN };
 }
 
 static double clamp_freq(double f)
@@ -178,7 +178,7 @@ static bool long_slope(const ts_rings_t *r, double *slope, double *err)
         return false;
     if (ts_fit_too_few_runs(tu, yu, n, TS_TUNING.runs_z) || ts_fit_too_few_runs(td, yd, n, TS_TUNING.runs_z))
         return false;   /* a curve the halves do not show (a sinusoid's over about a period) */
-    double eu, ed, spu = NAN, spd = NAN;
+    double eu, ed, spu, spd;
     double su = ts_fit_chord(tu, yu, n, &eu, &spu), sd = ts_fit_chord(td, yd, n, &ed, &spd);
     bool alike;
     ts_rate_t rate = two_ways(su, eu, spu, sd, ed, spd, &alike);
@@ -204,18 +204,15 @@ static bool bent(double apart, double span, double se, double min_span)
 /* The ways a drift is read over: the rings' ways from first on (n of
  * them), each way's time from the first's and its two measurements. */
 typedef struct {
-    const ts_rings_t *r;
-    int first, n;
+    int n;
     double t[TS_RINGS_WAYS], up[TS_RINGS_WAYS], down[TS_RINGS_WAYS];
 } window_t;
 
-/* Each way's lower hull of the window's ways [lo, hi), walked over the
- * ways the rings say may lie on it. */
+/* Each way's lower hull of the window's ways [lo, hi). */
 static void hulls(const window_t *w, int lo, int hi, ts_fit_hull_t *hu, ts_fit_hull_t *hd)
 {
-    int idx[TS_RINGS_WAYS];
-    ts_fit_hull_of(w->t, w->up, idx, ts_rings_hull_ways(w->r, w->first, lo, hi, false, idx), hu);
-    ts_fit_hull_of(w->t, w->down, idx, ts_rings_hull_ways(w->r, w->first, lo, hi, true, idx), hd);
+    ts_fit_hull(w->t, w->up, lo, hi, hu);
+    ts_fit_hull(w->t, w->down, lo, hi, hd);
 }
 
 /* A rate's turn (its most or least) in the middle of the window [from, n)
@@ -322,7 +319,7 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
     if (!d->known || !ways_span(d, r, first))
         return;
     int64_t t0 = ts_rings_local(r, ts_rings_way(r, first)->local);
-    window_t w = { .r = r, .first = first, .n = n };
+    window_t w = { .n = n };
     for (int i = 0; i < n; i++) {
         const ts_way_t *way = ts_rings_way(r, first + i);
         w.t[i] = (double) (ts_rings_local(r, way->local) - t0);
@@ -332,10 +329,9 @@ void ts_drift_from_ways(ts_drift_t *d, const ts_rings_t *r, int64_t since)
     ts_fit_hull_t hu, hd;
     int from = unbent_window(d, &w, &hu, &hd);
     d->bend_since = ts_rings_local(r, ts_rings_way(r, first + from)->local);
-    double eu, ed;
-    double su = ts_fit_chord_of(w.t, w.up, from, n, &hu, &eu, &d->spread_up);
-    double sd = ts_fit_chord_of(w.t, w.down, from, n, &hd, &ed, &d->spread_down);
-    double spu = d->spread_up, spd = d->spread_down;
+    double eu, ed, spu, spd;
+    double su = ts_fit_chord_of(w.t, w.up, from, n, &hu, &eu, &spu);
+    double sd = ts_fit_chord_of(w.t, w.down, from, n, &hd, &ed, &spd);
     int64_t now = t0 + (int64_t) w.t[n - 1];
     bool alike;
     ts_rate_t chords = two_ways(su, eu, spu, sd, ed, spd, &alike);

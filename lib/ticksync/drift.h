@@ -47,7 +47,6 @@ typedef struct {
     double    turn;              /* the whole window's turn, as last looked for */
     double    halves_se;         /* the error of the whole window's halves' drifts apart, as last looked for */
     unsigned  turn_looked;       /* samples the whole window's turn was wanted at */
-    double    spread_up, spread_down;   /* each way's spread over the window, as last read (NAN: none) */
 } ts_drift_t;
 
 /* No drift yet, over windows of at least min_span_us. */

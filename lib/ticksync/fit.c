@@ -32,11 +32,7 @@ void ts_fit_hull(const double *t, const double *y, int lo, int hi, ts_fit_hull_t
     chain(t, y, NULL, lo, hi - lo, hull);
 }
 
-void ts_fit_hull_of(const double *t, const double *y, const int *idx, int n, ts_fit_hull_t *hull)
-{
-    chain(t, y, idx, 0, n, hull);
-}
-
+/* Every point of the union's hull is on a's or on b's. */
 void ts_fit_hull_join(const double *t, const double *y, const ts_fit_hull_t *a, const ts_fit_hull_t *b,
                       ts_fit_hull_t *out)
 {
@@ -130,54 +126,23 @@ static double kth_least(double *v, int n, int k)
     return v[k];
 }
 
-/* The k-th least of v[0..n) (v is reordered), looked for first among
- * the values in [lo, hi]: where it is one of them, one pass over v and a
- * select among those few; else kth_least over all. A band around where
- * the value was read a sample before holds it as a window moves on by a
- * sample (NAN bounds: none). */
-static double kth_least_near(double *v, int n, int k, double lo, double hi)
-{
-    double band[TS_FIT_MAX];
-    int below = 0, nb = 0;
-    for (int i = 0; i < n; i++) {
-        double x = v[i];
-        below += x < lo;
-        band[nb] = x;
-        nb += (x >= lo) & (x <= hi);
-    }
-    if (k >= below && k < below + nb)
-        return kth_least(band, nb, k - below);
-    return kth_least(v, n, k);
-}
-
 /* The points' residuals from a line of slope: the spacing of their
  * TS_FIT_EDGE_K least, how far above its lower edge a way's measurements
- * sit near it; and where spread is wanted, their median over the least,
- * how far they typically sit above it (steady from a few dozen
+ * sit near it; and where spread is wanted (not NULL), their median over
+ * the least, how far they typically sit above it (steady from a few dozen
  * measurements on, where the spacing at the bottom is not: it tells a way
- * that queues, a congested uplink, from one that does not), looked for
- * within an eighth of *spread's value on entry (NAN: none). One pass
+ * that queues, a congested uplink, from one that does not). One pass
  * gives both, as the drift wants both of one chord. */
 static double residuals(const double *t, const double *y, int n, double slope, double *spread)
 {
     double least[TS_FIT_EDGE_K], r[TS_FIT_MAX];
-    int k = 0, i = 0;
-    for (; i < n && k < TS_FIT_EDGE_K; i++) {
+    int k = 0;
+    for (int i = 0; i < n; i++) {
         r[i] = y[i] - slope * t[i];
         ts_fit_keep_least(least, &k, r[i]);
     }
-    double top = k == TS_FIT_EDGE_K ? least[TS_FIT_EDGE_K - 1] : INFINITY;   /* most points are above the k-th least */
-    for (int j = i; j < n; j++)
-        r[j] = y[j] - slope * t[j];
-    for (; i < n; i++)
-        if (r[i] < top) {
-            ts_fit_keep_least(least, &k, r[i]);
-            top = least[TS_FIT_EDGE_K - 1];
-        }
-    if (spread) {
-        double near = *spread;
-        *spread = n > 0 ? kth_least_near(r, n, n / 2, least[0] + near * 7 / 8, least[0] + near * 9 / 8) - least[0] : 0;
-    }
+    if (spread)
+        *spread = n > 0 ? kth_least(r, n, n / 2) - least[0] : 0;
     return ts_fit_spacing(least, k);
 }
 
@@ -188,7 +153,7 @@ double ts_fit_edge_noise(const double *t, const double *y, int n, double slope)
 
 double ts_fit_spread(const double *t, const double *y, int n, double slope)
 {
-    double spread = NAN;
+    double spread;
     residuals(t, y, n, slope, &spread);
     return spread;
 }

@@ -23,9 +23,6 @@ typedef struct {
 
 /* The lower hull of the points [lo, hi), at most TS_FIT_MAX of them. */
 void ts_fit_hull(const double *t, const double *y, int lo, int hi, ts_fit_hull_t *hull);
-/* The lower hull of the points idx[0..n), in time order: of any points
- * among which those are all that may lie on their lower hull. */
-void ts_fit_hull_of(const double *t, const double *y, const int *idx, int n, ts_fit_hull_t *hull);
 /* The lower hull of the points of two hulls over the same arrays, a's all
  * before b's in time: the hull of the two sets' union, from their hulls
  * alone. */
@@ -37,9 +34,8 @@ double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *
 /* The chord of the points [0, n), and in *err its error: the chord's ends
  * sit above the true edge by about the spacing of the least residuals,
  * 1 - 2 TS_TUNING.chord_at of the span apart; in *spread (unless NULL)
- * their ts_fit_spread from the chord, read off the same residuals: on
- * entry, the spread read a sample before, or NAN (only the time taken
- * depends on it). _of: of the points [lo, hi), whose hull is made. */
+ * their ts_fit_spread from the chord, read off the same residuals. _of:
+ * of the points [lo, hi), whose hull is given. */
 double ts_fit_chord(const double *t, const double *y, int n, double *err, double *spread);
 double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err,
                        double *spread);

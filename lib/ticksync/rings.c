@@ -1,65 +1,12 @@
 /* lib/ticksync/rings.c - see rings.h. */
 #include "rings.h"
 
-#include "fit.h"
-
 /* A sample ORIGIN_MOVE µs (34 minutes) after the origin moves it to
  * ORIGIN_AHEAD (18 minutes) before the sample; an entry older than OLDEST
  * against the origin is then forgotten. */
 #define ORIGIN_MOVE  (INT32_MAX - (INT64_C(1) << 27))
 #define ORIGIN_AHEAD (INT64_C(1) << 30)
 #define OLDEST       INT32_MIN
-
-/* The hull bits of the len ways in the slots [s0, s0 + len), each way's
- * (up, down): where they are len ways of this history in time order,
- * those on that way's lower hull of them; where not, every one (no window
- * holds them all in order before the last of the slots is written again,
- * which reads them again). */
-static void hull_bits(const ts_rings_t *r, int s0, int len, uint32_t bits[2])
-{
-    int age = (s0 - r->ways_next + r->nways + TS_RINGS_WAYS) % TS_RINGS_WAYS;
-    bits[0] = bits[1] = UINT32_MAX >> (32 - len);
-    if (age + len > r->nways)
-        return;
-    double t[TS_RINGS_HULL_LARGE], y[2][TS_RINGS_HULL_LARGE];
-    for (int j = 0; j < len; j++) {
-        t[j] = r->ways[s0 + j].local;
-        y[0][j] = r->ways[s0 + j].up;
-        y[1][j] = r->ways[s0 + j].down;
-    }
-    for (int way = 0; way < 2; way++) {
-        ts_fit_hull_t hull;
-        ts_fit_hull(t, y[way], 0, len, &hull);
-        bits[way] = 0;
-        for (int k = 0; k < hull.n; k++)
-            bits[way] |= UINT32_C(1) << hull.idx[k];
-    }
-}
-
-/* The hull bits of the slots whose last is slot, just written. */
-static void hull_at(ts_rings_t *r, int slot)
-{
-    uint32_t bits[2];
-    if ((slot + 1) % TS_RINGS_HULL_SMALL == 0) {
-        int b = slot / TS_RINGS_HULL_SMALL;
-        hull_bits(r, b * TS_RINGS_HULL_SMALL, TS_RINGS_HULL_SMALL, bits);
-        r->hull_small[0][b] = (uint8_t) bits[0];
-        r->hull_small[1][b] = (uint8_t) bits[1];
-    }
-    if ((slot + 1) % TS_RINGS_HULL_LARGE == 0) {
-        int b = slot / TS_RINGS_HULL_LARGE;
-        hull_bits(r, b * TS_RINGS_HULL_LARGE, TS_RINGS_HULL_LARGE, bits);
-        r->hull_large[0][b] = bits[0];
-        r->hull_large[1][b] = bits[1];
-    }
-}
-
-/* The ways' values moved: every slots' hull bits again. */
-static void hull_all(ts_rings_t *r)
-{
-    for (int slot = TS_RINGS_HULL_SMALL - 1; slot < TS_RINGS_WAYS; slot += TS_RINGS_HULL_SMALL)
-        hull_at(r, slot);
-}
 
 void ts_rings_init(ts_rings_t *r, int points_size)
 {
@@ -100,7 +47,6 @@ void ts_rings_follow(ts_rings_t *r, int64_t local, double offset)
         w->up = (float) (w->up - doff);
         w->down = (float) (w->down + doff);
     }
-    hull_all(r);
     for (; r->npoints > 0 && ts_rings_point(r, 0)->local - dt < OLDEST; r->npoints--)
         ;
     for (int i = 0; i < r->npoints; i++) {
@@ -133,7 +79,6 @@ void ts_rings_move_before(ts_rings_t *r, double step, int64_t before)
         w->up = (float) (w->up + step);
         w->down = (float) (w->down - step);
     }
-    hull_all(r);
 }
 
 void ts_rings_add_point(ts_rings_t *r, const ts_sample_t *s)
@@ -180,46 +125,10 @@ bool ts_rings_add_ways(ts_rings_t *r, const ts_sample_t *s, double up_fraction, 
                       .up = (float) (offset + f * (double) s->delay),
                       .down = (float) ((1 - f) * (double) s->delay - offset) };
     bool closed = add_block(r, w, slope);
-    int slot = r->ways_next;
     r->ways_next = (r->ways_next + 1) % TS_RINGS_WAYS;
     if (r->nways < TS_RINGS_WAYS)
         r->nways++;
-    hull_at(r, slot);
     return closed;
-}
-
-/* The place of m's lowest set bit (m not 0). */
-static inline int lowest_bit(uint32_t m)
-{
-#if defined(__GNUC__)
-    return __builtin_ctz(m);
-#else
-    int j = 0;
-    for (; !(m & 1); m >>= 1)
-        j++;
-    return j;
-#endif
-}
-
-int ts_rings_hull_ways(const ts_rings_t *r, int first, int lo, int hi, bool down, int *idx)
-{
-    int n = 0, slot = ts_rings_at(r->ways_next, r->nways, TS_RINGS_WAYS, first + lo);
-    for (int i = lo; i < hi;) {
-        uint32_t m = 1;   /* the ways from i that may lie on the hull, a bit a way */
-        int len = 1;
-        if (slot % TS_RINGS_HULL_LARGE == 0 && i + TS_RINGS_HULL_LARGE <= hi) {   /* all the slots, in time order */
-            m = r->hull_large[down][slot / TS_RINGS_HULL_LARGE];
-            len = TS_RINGS_HULL_LARGE;
-        } else if (slot % TS_RINGS_HULL_SMALL == 0 && i + TS_RINGS_HULL_SMALL <= hi) {
-            m = r->hull_small[down][slot / TS_RINGS_HULL_SMALL];
-            len = TS_RINGS_HULL_SMALL;
-        }
-        for (; m; m &= m - 1)
-            idx[n++] = i + lowest_bit(m);
-        i += len;
-        slot = (slot + len) % TS_RINGS_WAYS;
-    }
-    return n;
 }
 
 int ts_rings_ways_from(const ts_rings_t *r, int64_t since)

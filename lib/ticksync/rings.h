@@ -30,8 +30,6 @@
 #define TS_RINGS_WAYS   192   /* accepted samples whose one-way measurements are kept */
 #define TS_RINGS_BLOCK  8     /* accepted samples a block of the long history sums up */
 #define TS_RINGS_BLOCKS 128   /* blocks kept: the long history, 1024 samples */
-#define TS_RINGS_HULL_SMALL 8    /* slots of the ways ring whose hulls are kept, */
-#define TS_RINGS_HULL_LARGE 32   /* and again */
 
 typedef struct {
     int32_t local;
@@ -58,13 +56,6 @@ typedef struct {
     int        points_size, npoints, points_next;
     ts_way_t   ways[TS_RINGS_WAYS];
     int        nways, ways_next;
-    /* Of each TS_RINGS_HULL_SMALL slots of the ways ring, and of each
-     * TS_RINGS_HULL_LARGE, a bit a slot, [0] up and [1] down: the ways on
-     * that way's lower hull of those slots' ways, set as their last is
-     * written; any other way there lies on no window's hull that holds
-     * them all (ts_rings_hull_ways). */
-    uint8_t    hull_small[2][TS_RINGS_WAYS / TS_RINGS_HULL_SMALL];
-    uint32_t   hull_large[2][TS_RINGS_WAYS / TS_RINGS_HULL_LARGE];
     ts_block_t blocks[TS_RINGS_BLOCKS];
     int        nblocks, blocks_next;
     ts_block_t open_block;     /* the block being filled, open_count ways so far */
@@ -96,13 +87,6 @@ bool ts_rings_add_ways(ts_rings_t *r, const ts_sample_t *s, double up_fraction, 
 /* Of the ways, the index of the first at or after local since (nways
  * when none is). */
 int ts_rings_ways_from(const ts_rings_t *r, int64_t since);
-
-/* Of the ways [first + lo, first + hi), those that may lie on the way
- * up's lower hull of them (down: the way down's), as indices less first,
- * in time order, into idx; how many. The others lie above a chord of
- * ways among them: a window's hull, read from these (ts_fit_hull_of),
- * walks a fraction of its ways. */
-int ts_rings_hull_ways(const ts_rings_t *r, int first, int lo, int hi, bool down, int *idx);
 
 /* The place of the i-th oldest of the n entries of a ring of size whose
  * next write goes to next (i from 0 to n). No division: the points ring's
