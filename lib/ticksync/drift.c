@@ -252,31 +252,11 @@ static int unbent_window(ts_drift_t *d, const window_t *w, ts_fit_hull_t *hu, ts
         int mid = from + (n - from) / 2;
         hulls(w, from, mid, &ou, &od);
         hulls(w, mid, n, &nu, &nd);
-        /* The whole window's halves' error, and its turn, are read every
-         * turn_every samples (they move by a few samples' worth between),
-         * a halved window's each time. */
-        bool whole = from == 0, look = !whole || d->turn_looked++ % (unsigned) TS_TUNING.turn_every == 0;
-        double older, newer, se;
-        if (look) {
-            const ts_fit_hull_t *const halves[4] = { &ou, &od, &nu, &nd };
-            se = ts_fit_halves(t, up, down, from, mid, n, halves, &older, &newer);
-        } else {
-            older = (ts_fit_hull_slope(t, up, &ou) - ts_fit_hull_slope(t, down, &od)) / 2;
-            newer = (ts_fit_hull_slope(t, up, &nu) - ts_fit_hull_slope(t, down, &nd)) / 2;
-            se = d->halves_se;
-        }
-        double span = t[n - 1] - t[from], apart = fabs(newer - older), turn = 0;
-        bool alike = !bends(apart, se) && span >= TS_TUNING.bend_min_spans * d->min_span;
-        if (alike) {
-            turn = look ? turn_in_middle(w, from, older, newer, se) : d->turn;
-            apart = fmax(apart, turn);
-        }
-        if (whole && look) {   /* kept until the next look, which is the next sample while the halves differ */
-            d->halves_se = se;
-            d->turn = turn;
-            if (!alike)
-                d->turn_looked = 0;
-        }
+        const ts_fit_hull_t *const halves[4] = { &ou, &od, &nu, &nd };
+        double older, newer, se = ts_fit_halves(t, up, down, from, mid, n, halves, &older, &newer);
+        double span = t[n - 1] - t[from], apart = fabs(newer - older);
+        if (!bends(apart, se) && span >= TS_TUNING.bend_min_spans * d->min_span)   /* alike halves: a turn? */
+            apart = fmax(apart, turn_in_middle(w, from, older, newer, se));
         d->bend_us = apart * span / 4;
         if (!bent(apart, span, se, d->min_span)) {   /* the whole of [from, n): the halves' hulls joined */
             ts_fit_hull_join(t, up, &ou, &nu, hu);
@@ -381,8 +361,6 @@ void ts_drift_new_path(ts_drift_t *d, int64_t local)
         carry(d, local);
     d->long_known = false;
     d->bend_since = INT64_MIN;
-    d->turn = 0;
-    d->turn_looked = 0;   /* looked for at the next sample */
 }
 
 void ts_drift_stepped(ts_drift_t *d, int64_t local)
@@ -390,5 +368,4 @@ void ts_drift_stepped(ts_drift_t *d, int64_t local)
     if (d->long_known)   /* (a changing rate's drift would be carried stale: none) */
         carry(d, local);
     d->long_known = false;
-    d->turn_looked = 0;
 }

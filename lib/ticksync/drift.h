@@ -44,9 +44,6 @@ typedef struct {
     int64_t   carry_local;       /* and when */
     double    bend_us;           /* how far the kept window's line misses its bend */
     int64_t   bend_since;        /* ways before this are left out: the rate has changed since */
-    double    turn;              /* the whole window's turn, as last looked for */
-    double    halves_se;         /* the error of the whole window's halves' drifts apart, as last looked for */
-    unsigned  turn_looked;       /* samples the whole window's turn was wanted at */
 } ts_drift_t;
 
 /* No drift yet, over windows of at least min_span_us. */
@@ -74,8 +71,7 @@ double ts_drift_error_or(const ts_drift_t *d, double unknown);
  * history start over. */
 void ts_drift_new_path(ts_drift_t *d, int64_t local);
 /* A server step at local: the long history starts over (the rings'
- * blocks are cleared), and the whole window's turn is looked for at the
- * next sample. A drift the long history gave (a rate steady for some
+ * blocks are cleared). A drift the long history gave (a rate steady for some
  * 1,024 samples) is carried over as over a new path: a step does not
  * change the clock's rate, and the ways since the step, which alone give
  * the drift once they span min_span, read it off a 20 s window. */

@@ -37,7 +37,6 @@ typedef struct {
     double bend_z;            /* a window whose halves' slopes differ by more than this many standard errors is halved ... */
     double bend_min_spans;    /* ... and the window spans this many drift_min_spans */
     double turn_z;            /* a turn in the window's middle stands out of its error by more than this */
-    int    turn_every;        /* samples between looks for a turn in the middle of the whole window */
     double runs_z;            /* the long history's runs test, one-sided */
     double agree_k;           /* a halved window's drift within this many errors of the long history's leaves it */
     int    blocks_min;        /* long-history blocks before it gives the drift */
@@ -77,7 +76,6 @@ static const ts_tuning_t TS_TUNING = {
     .bend_z = 9.0,
     .bend_min_spans = 4.0,
     .turn_z = 27.0,
-    .turn_every = 4,
     .runs_z = 2.33,
     .agree_k = 4.0,
     .blocks_min = 32,
