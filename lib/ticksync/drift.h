@@ -71,10 +71,10 @@ double ts_drift_error_or(const ts_drift_t *d, double unknown);
  * history start over. */
 void ts_drift_new_path(ts_drift_t *d, int64_t local);
 /* A server step at local: the long history starts over (the rings'
- * blocks are cleared). A drift the long history gave (a rate steady for some
- * 1,024 samples) is carried over as over a new path: a step does not
- * change the clock's rate, and the ways since the step, which alone give
- * the drift once they span min_span, read it off a 20 s window. */
+ * blocks are cleared). A drift the long history gave (a rate steady for
+ * some 1,024 samples) is carried over as over a new path: a step does
+ * not change the clock's rate, and the ways since the step, which alone
+ * give the drift once they span min_span, read it off a 20 s window. */
 void ts_drift_stepped(ts_drift_t *d, int64_t local);
 
 /* The points' weighted means: local time (from *lo, the earliest) and
