@@ -273,11 +273,19 @@ static int unbent_window(ts_drift_t *d, const window_t *w, ts_fit_hull_t *hu, ts
 }
 
 /* Whether the long history's drift, where it gives one, is the drift
- * rather than the ways' chords: it is the more exact, and the window
- * shows no bend (from 0: not halved). */
+ * rather than the ways' chords: it is the more exact, and either the
+ * window shows no bend or the halved window's chords agree with it within
+ * agree_k of their errors together. The bend test's halves state half
+ * their real error (DESIGN, "The drift: one chooser, one error"), so
+ * about one draw in a hundred halves a window whose rate has not moved;
+ * the newer half's chords, some 100 times less exact, then agree with the
+ * long history and leave it, where a rate that did move takes the
+ * window's. */
 static bool long_holds(const ts_drift_t *d, int from, const ts_rate_t *chords)
 {
-    return d->long_known && d->longer.se < chords->se && from == 0;
+    if (!d->long_known || d->longer.se >= chords->se)
+        return false;
+    return from == 0 || fabs(chords->rate - d->longer.rate) <= TS_TUNING.agree_k * hypot(chords->se, d->longer.se);
 }
 
 /* The drift from the ways' lower edges, once they span min_span and the

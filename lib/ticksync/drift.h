@@ -10,10 +10,11 @@
  *   while the rate bends in it (its halves' chords apart, or its middle's
  *   apart from theirs: a turn); the two ways averaged where they queue
  *   alike, weighed by their chords' errors where one queues far more;
- * - where its ways are alike and the window shows no bend: the same
- *   chords over the long history's blocks (alike ways averaged, uneven
- *   ones weighed, as the window's), where their error is the smaller and
- *   no bend or curve (the runs test) shows over them.
+ * - where its ways are alike and the window shows no bend, or its halved
+ *   window's chords agree with them (agree_k): the same chords over the
+ *   long history's blocks (alike ways averaged, uneven ones weighed, as
+ *   the window's), where their error is the smaller and no bend or curve
+ *   (the runs test) shows over them.
  *
  * A new path carries the drift over (a path does not change the clock's
  * rate), weighed against the new path's by their errors, the carried one

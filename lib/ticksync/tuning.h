@@ -38,6 +38,7 @@ typedef struct {
     double bend_min_spans;    /* ... and the window spans this many drift_min_spans */
     double turn_z;            /* a turn in the window's middle stands out of its error by more than this */
     double runs_z;            /* the long history's runs test, one-sided */
+    double agree_k;           /* a halved window's drift within this many errors of the long history's leaves it */
     int    blocks_min;        /* long-history blocks before it gives the drift */
     /* the expected error */
     double expect_k;          /* spacings of each way's least measurements the level may be off by */
@@ -76,6 +77,7 @@ static const ts_tuning_t TS_TUNING = {
     .bend_min_spans = 4.0,
     .turn_z = 27.0,
     .runs_z = 2.33,
+    .agree_k = 4.0,
     .blocks_min = 32,
     .expect_k = 5.0,
     .expect_age = 3.0,
