@@ -192,15 +192,6 @@ void ts_drift_from_blocks(ts_drift_t *d, const ts_rings_t *r)
     d->long_known = long_slope(r, &d->longer.rate, &d->longer.se);
 }
 
-/* Whether a window spanning span whose halves' drifts are apart by apart,
- * with se the error of their difference, is bent: it bends by the test
- * above, and spans bend_min_spans min_spans, so that its newer half is
- * kept. */
-static bool bent(double apart, double span, double se, double min_span)
-{
-    return bends(apart, se) && span >= TS_TUNING.bend_min_spans * min_span;
-}
-
 /* The ways a drift is read over: the rings' ways from first on (n of
  * them), each way's time from the first's and its two measurements. */
 typedef struct {
@@ -255,10 +246,11 @@ static int unbent_window(ts_drift_t *d, const window_t *w, ts_fit_hull_t *hu, ts
         const ts_fit_hull_t *const halves[4] = { &ou, &od, &nu, &nd };
         double older, newer, se = ts_fit_halves(t, up, down, from, mid, n, halves, &older, &newer);
         double span = t[n - 1] - t[from], apart = fabs(newer - older);
-        if (!bends(apart, se) && span >= TS_TUNING.bend_min_spans * d->min_span)   /* alike halves: a turn? */
+        bool halvable = span >= TS_TUNING.bend_min_spans * d->min_span;   /* its newer half is kept */
+        if (halvable && !bends(apart, se))   /* alike halves: a turn? */
             apart = fmax(apart, turn_in_middle(w, from, older, newer, se));
         d->bend_us = apart * span / 4;
-        if (!bent(apart, span, se, d->min_span)) {   /* the whole of [from, n): the halves' hulls joined */
+        if (!halvable || !bends(apart, se)) {   /* the whole of [from, n): the halves' hulls joined */
             ts_fit_hull_join(t, up, &ou, &nu, hu);
             ts_fit_hull_join(t, down, &od, &nd, hd);
             return from;
