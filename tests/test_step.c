@@ -73,7 +73,9 @@ Test(step, the_samples_after_a_step_read_it_again_and_move_the_history_by_each_c
     s = sample(2000000, 10000, 800, 2000);
     cr_assert(ts_step_read(&st, &s, 20e6, &move));
     moved += move;
-    ts_step_settle(&st, ts_step_agreement(4000, 3000, 2800));
+    /* the two read 11.5 ms (queued 3 ms) and 9.4 ms (2.8 ms): the step is
+     * within 10-10.8 ms, and 6-14.8 ms with the model's 4 ms */
+    ts_step_settle(&st, 4000, 11500, 3000, 9400, 2800);
     cr_assert_float_eq(moved, 10400, 1e-9, "half-way between 10.8 and -10: %.1f", moved);
     s = sample(3000000, 10000, 0, 0);
     cr_assert(ts_step_read(&st, &s, 20e6, &move));
@@ -82,6 +84,10 @@ Test(step, the_samples_after_a_step_read_it_again_and_move_the_history_by_each_c
     cr_assert_float_eq(st.stepped, moved, 1e-9);
     s = sample(4000000, 10000, 0, 0);
     cr_assert_not(ts_step_read(&st, &s, 20e6, &move), "the same reading moves nothing");
+    s = sample(4500000, -2000, 0, 0);
+    cr_assert_not(ts_step_read(&st, &s, 20e6, &move),
+                  "a second step of -12 ms reads 4 ms, within the two's agreement of 10.4 +- 6.9 ms "
+                  "but out of where both put the step: left");
     s = sample(5000000, 181000, 0, 0);
     cr_assert_not(ts_step_read(&st, &s, 20e6, &move), "a second step, far past the agreement, is left");
     cr_assert_float_eq(st.stepped, 10000, 1e-9);

@@ -267,17 +267,18 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
 }
 
 /* The server's time stepped at local time at, as first read by the
- * samples a and b, which agree within agree: what was kept from before
- * then moves with it, so the drift and the filter's knowledge carry over,
+ * samples a and b, which read it as step_a and step_b off their queueing
+ * excess_a and excess_b: what was kept from before then moves with it, so the drift and the filter's knowledge carry over,
  * and the ways from then on take over the level once there are enough. */
-static void move_history(ticksync_t *self, int64_t at, const sample_t *a, const sample_t *b, double agree)
+static void move_history(ticksync_t *self, int64_t at, const sample_t *a, double step_a, double excess_a,
+                         const sample_t *b, double step_b, double excess_b)
 {
     ts_rings_clear_blocks(&self->rings);   /* the step's estimate is off by a sample's queueing */
     ts_drift_stepped(&self->drift, at);
     ts_step_start(&self->step, at, &self->level);
     read_step(self, a);
     read_step(self, b);
-    ts_step_settle(&self->step, agree);
+    ts_step_settle(&self->step, server_step(self), step_a, excess_a, step_b, excess_b);
     self->stats.server_steps++;
     ts_level_update(&self->level, &self->rings, &self->drift, self->step.since);   /* (outliers are not admitted) */
 }
@@ -366,7 +367,7 @@ static void place(ticksync_t *self, const sample_t *s)
         if (st->held && st->held_outlier == outlier(self, s) && fabs(step - st->held_step) <= agree) {
             sample_t first = st->held_sample;
             st->held = false;
-            move_history(self, first.local, &first, s, agree);
+            move_history(self, first.local, &first, st->held_step, st->held_excess, s, step, excess);
             admit(self, &first);
             admit(self, s);
             return;

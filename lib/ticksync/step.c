@@ -100,16 +100,23 @@ void ts_step_start(ts_step_t *st, int64_t at, const ts_level_t *l)
     st->before = *l;
     st->least_up = st->least_down = INFINITY;
     st->stepped = 0;
-    st->agree = INFINITY;
+    st->read_lo = -INFINITY;
+    st->read_hi = INFINITY;
 }
 
-/* A sample that would move the reading further from the two samples' than
- * they agreed within (each off by at most half its queueing) reads
- * something else: a second step, or a new route, which the tests against
- * the edges tell. Taken as this one's error, a +171 ms step 8 s after a
- * -1 ms one moved the history before the first by half of it (the
- * failover draw 17 of seed 4242), and the points' line read that as
- * -1,000 ppm. */
+/* Each of the two first samples puts the step within half its queueing
+ * of its reading, and the model's error within server_step_us; a sample
+ * that would move the reading out of where both put it reads something
+ * else: a second step, or a new route, which the tests against the edges
+ * tell. Taken as this one's error, a +171 ms step 8 s after a -1 ms one
+ * moved the history before the first by half of it (the failover draw 17
+ * of seed 4242), and the points' line read that as -1,000 ppm. Until
+ * 2026-12-01 a reading again could move as far as the two agreed within,
+ * the sum of their halves, where each confines the step to its own half:
+ * a route change read as a +3 ms step, whose second sample had queued
+ * 10.6 ms, took half of a -16 ms server step 2 s after it as its own
+ * error, and the level sat 8 ms off for 74.8 s (the failover draw 197 of
+ * seed 1203; 1.0 s now). */
 bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, double *move)
 {
     if (st->since == INT64_MIN || (double) (s->local - st->since) >= min_span_us)
@@ -118,7 +125,7 @@ bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, doubl
     ts_level_residuals(&st->before, s, &r_up, &r_down);
     double least_up = fmin(st->least_up, r_up), least_down = fmin(st->least_down, r_down);
     double step = ts_step_estimate(least_up, least_down);
-    if (fabs(step - st->read) > st->agree)
+    if (step < st->read_lo || step > st->read_hi)
         return false;
     st->least_up = least_up;
     st->least_down = least_down;
@@ -129,10 +136,12 @@ bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, doubl
     return true;
 }
 
-void ts_step_settle(ts_step_t *st, double agree)
+void ts_step_settle(ts_step_t *st, double server_step_us, double step_a, double excess_a, double step_b,
+                    double excess_b)
 {
-    st->read = st->stepped;
-    st->agree = agree;
+    double half_a = fmax(excess_a, 0) / 2, half_b = fmax(excess_b, 0) / 2;
+    st->read_lo = fmax(step_a - half_a, step_b - half_b) - server_step_us;
+    st->read_hi = fmin(step_a + half_a, step_b + half_b) + server_step_us;
 }
 
 /* The first ways came before there were edges to test them against, so

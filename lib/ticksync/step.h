@@ -31,7 +31,8 @@ typedef struct {
     ts_level_t  before;         /* the edges before the step, which the samples */
     double      least_up, least_down;   /* ... since meet at these least (ts_step_read), */
     double      stepped;        /* ... and the step they read, which the older history moved by */
-    double      read, agree;    /* the two samples' reading, and how far a reading again may move */
+    double      read_lo, read_hi;   /* where the two samples' readings, each off by at most half its
+                                       queueing and the step limit, put the step */
 } ts_step_t;
 
 /* No step, nothing held: as a path starts. */
@@ -63,11 +64,14 @@ bool ts_step_still(const ts_step_t *st, const ts_level_t *l, const ts_sample_t *
 void ts_step_start(ts_step_t *st, int64_t at, const ts_level_t *l);
 /* s, within min_span_us of the step, joins the samples that read it;
  * true when the reading changed, by *move, which what was kept from
- * before the step moves by. A reading further from the two first
- * samples' than they agreed within is another move, and is left. */
+ * before the step moves by. A reading outside where the two first
+ * samples put the step (ts_step_settle) is another move, and is left. */
 bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, double *move);
-/* The first two samples have read the step, agreeing within agree. */
-void ts_step_settle(ts_step_t *st, double agree);
+/* The first two samples have read the step as step_a and step_b, each off
+ * by at most half its queueing excess (excess_a, excess_b) and by
+ * server_step_us: a reading again outside both is another move. */
+void ts_step_settle(ts_step_t *st, double server_step_us, double step_a, double excess_a, double step_b,
+                    double excess_b);
 
 /* Whether the path's first ways straddle a step, told against the edges
  * of as many ways after them (the rings, the level l and the drift d),
