@@ -21,10 +21,10 @@
  * and the share of draws where a seed's algorithm beats it (and of
  * those, where libticksync is also more than 5 ms beyond the path's
  * asymmetry for longer than that seed): a figure no rule can be fitted
- * to, since the draws are not the named traces, and
- * how long after a server step libticksync comes within 5 ms of where the
- * path's asymmetry puts every estimator for good (up to a route change,
- * a handover or a congestion episode, which are scored on their own);
+ * to, since the draws are not the named traces; and how long after a
+ * server step libticksync comes within 5 ms of where the path's
+ * asymmetry puts every estimator for good (up to a route change, a
+ * handover or a congestion episode, which are scored on their own);
  * --list also prints each draw a seed's algorithm beats libticksync on;
  * --each prints every draw's p99s, to diff two builds draw by draw;
  * --wide adds paths that queue one way alone and disciplined clocks;

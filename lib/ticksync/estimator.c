@@ -267,9 +267,10 @@ static void hold(ticksync_t *self, const sample_t *s, double step, double excess
 }
 
 /* The server's time stepped at local time at, as first read by the
- * samples a and b, which read it as step_a and step_b off their queueing
- * excess_a and excess_b: what was kept from before then moves with it, so the drift and the filter's knowledge carry over,
- * and the ways from then on take over the level once there are enough. */
+ * samples a and b (as step_a and step_b, over their queueing excess_a and
+ * excess_b): what was kept from before then moves with it, so the drift
+ * and the filter's knowledge carry over, and the ways from then on take
+ * over the level once there are enough. */
 static void move_history(ticksync_t *self, int64_t at, const sample_t *a, double step_a, double excess_a,
                          const sample_t *b, double step_b, double excess_b)
 {

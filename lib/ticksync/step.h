@@ -32,7 +32,7 @@ typedef struct {
     double      least_up, least_down;   /* ... since meet at these least (ts_step_read), */
     double      stepped;        /* ... and the step they read, which the older history moved by */
     double      read_lo, read_hi;   /* where the two samples' readings, each off by at most half its
-                                       queueing and the step limit, put the step */
+                                       queueing and server_step_us, put the step */
 } ts_step_t;
 
 /* No step, nothing held: as a path starts. */
