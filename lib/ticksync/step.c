@@ -31,14 +31,22 @@ double ts_step_estimate(double least_up, double least_down)
     return copysign(fmin(fabs(half_way), 2 * fmax(proven, 0)), half_way);
 }
 
+/* How far a sample's reading of a step may be off: half its queueing
+ * excess (a negative one counts as none), where the two ways' queueing
+ * splits it the most unevenly. */
+static double reading_error(double excess)
+{
+    return fmax(excess, 0) / 2;
+}
+
 double ts_step_agreement(double server_step_us, double excess_a, double excess_b)
 {
-    return server_step_us + (fmax(excess_a, 0) + fmax(excess_b, 0)) / 2;
+    return server_step_us + reading_error(excess_a) + reading_error(excess_b);
 }
 
 bool ts_step_clear_of(double step, double excess, double limit)
 {
-    return fabs(step) - fmax(excess, 0) / 2 > TS_TUNING.clear_k * limit;
+    return fabs(step) - reading_error(excess) > TS_TUNING.clear_k * limit;
 }
 
 void ts_step_hold(ts_step_t *st, const ts_sample_t *s, double step, double excess, bool shorter, bool outlier,
@@ -139,7 +147,7 @@ bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, doubl
 void ts_step_settle(ts_step_t *st, double server_step_us, double step_a, double excess_a, double step_b,
                     double excess_b)
 {
-    double half_a = fmax(excess_a, 0) / 2, half_b = fmax(excess_b, 0) / 2;
+    double half_a = reading_error(excess_a), half_b = reading_error(excess_b);
     st->read_lo = fmax(step_a - half_a, step_b - half_b) - server_step_us;
     st->read_hi = fmin(step_a + half_a, step_b + half_b) + server_step_us;
 }
