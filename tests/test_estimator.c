@@ -352,6 +352,48 @@ Test(estimator, a_route_change_resets_the_filter_and_is_followed)
     ticksync_destroy(&ts);
 }
 
+/* One exchange of a path whose ways take up_us and down_us, at true time
+ * t_us, the server's clock server_us ahead of the truth and the client's
+ * at the truth. */
+static void exchange_at(ticksync_t *ts, int64_t t_us, double up_us, double down_us, double server_us)
+{
+    int64_t t2 = t_us + (int64_t) llround(up_us + server_us);
+    ticksync_sample(ts, t_us, t2, t2 + 50, t_us + (int64_t) llround(up_us + 50 + down_us));
+}
+
+/* The run of rises that tells a new route ends on a rise, here queued
+ * 16 ms on the way up: taken at once as the new path's estimate, it put
+ * the shown time 8 ms off until the burst's next sample brought it
+ * back. The old path's estimate is shown until a second sample is in. */
+Test(estimator, a_new_path_s_first_sample_does_not_move_the_clock_before_the_path_is_synced)
+{
+    ticksync_t *ts = clock_with(1000000, 0.5);
+    int64_t t = 0;
+    for (int i = 0; i < 60; i++, t += 1000000)
+        exchange_at(ts, t, 10000 + i * 37 % 5 * 100, 10000 + i * 53 % 5 * 100, 0);
+    ticksync_stats_t st;
+    for (int i = 0; i < 60; i++) {   /* a route 30 ms longer each way, its rises queued on the way up */
+        exchange_at(ts, t, 56000, 40000, 0);
+        ticksync_stats(ts, &st);
+        if (st.path_resets)
+            break;
+        t += 1000000;
+    }
+    cr_assert_eq(st.path_resets, 1, "the longer route is a new path");
+    double worst = 0;
+    for (int k = 0; k < 10; k++) {   /* the burst's clean samples, frames at 60 Hz between */
+        for (int64_t frame = t; frame < t + 100000; frame += 16667)
+            worst = fmax(worst, fabs((double) (ticksync_now(ts, frame) - frame)));
+        t += 100000;
+        exchange_at(ts, t, 40000, 40000, 0);
+    }
+    cr_assert_lt(worst, 1000, "the shown time moved %.0f us off", worst);
+    cr_assert(ticksync_synced(ts));
+    cr_assert_lt(fabs((double) ticksync_offset(ts, t)), 500, "the new path's own estimate: %lld us",
+                 (long long) ticksync_offset(ts, t));
+    ticksync_destroy(&ts);
+}
+
 static void a_little_longer_at_60s(double t, path_t *p)
 {
     if (t >= 60e6)   /* a new route 7 ms longer each way: over the outlier limit, under path_change_us */
@@ -1081,15 +1123,6 @@ Test(estimator, a_step_whose_second_sample_is_queued_past_it_waits_for_a_third)
     untaken = steps_left_untaken(4500, 2000, 8000);
     cr_assert_leq(untaken, 12, "a 4.5 ms step: off by over a quarter of it from 10 s after in %d of 100 runs",
                   untaken);
-}
-
-/* One exchange of a path whose ways take up_us and down_us, at true time
- * t_us, the server's clock server_us ahead of the truth and the client's
- * at the truth. */
-static void exchange_at(ticksync_t *ts, int64_t t_us, double up_us, double down_us, double server_us)
-{
-    int64_t t2 = t_us + (int64_t) llround(up_us + server_us);
-    ticksync_sample(ts, t_us, t2, t2 + 50, t_us + (int64_t) llround(up_us + 50 + down_us));
 }
 
 /* Two samples below the way down's edge by a +2 ms step, whose way up

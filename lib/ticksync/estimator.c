@@ -60,6 +60,9 @@ struct ticksync_t {
     double   shown_offset;
     int64_t  last_now;
     int64_t  newest;                        /* the newest exchange's local time (ticksync_sample) */
+    bool     held_over;                     /* the old path's estimate, while the new path has one sample: */
+    double   held_offset;                   /* ... its offset at held_local */
+    int64_t  held_local;
     ts_jitter_t jitter;                     /* round trips' excess over the filter's least */
     ticksync_timeline_t timeline;
     ticksync_stats_t stats;
@@ -173,9 +176,22 @@ static int64_t filter_min_delay(const ticksync_t *self)
     return ts_filter_min_delay(&self->filter);
 }
 
-/* A new path, seen at local: the drift is carried over, the rest starts over. */
+static double target_offset(const ticksync_t *self, int64_t local);
+
+/* A new path, seen at local: the drift is carried over, the rest starts
+ * over. While the new path has one sample, the game is shown what the
+ * old path's samples put the offset at (along the drift): where a run of
+ * rises told the new path, that sample, the run's last, was picked for
+ * its round trip and is often queued; taken alone, it moved the shown
+ * time by half its queueing until the burst's next sample, which nothing
+ * picked, put it back (docs/DESIGN.md, "A new route"). */
 static void reset_filter(ticksync_t *self, int64_t local)
 {
+    if (chosen(self)) {
+        self->held_over = true;
+        self->held_offset = target_offset(self, local);
+        self->held_local = local;
+    }
     ts_drift_new_path(&self->drift, local);
     ts_filter_clear(&self->filter);
     ts_rings_clear(&self->rings);
@@ -462,6 +478,8 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
 
 static double target_offset(const ticksync_t *self, int64_t local)
 {
+    if (self->held_over && self->filter.n < 2)   /* a new path's first sample alone (reset_filter) */
+        return self->held_offset + self->drift.freq * (double) (local - self->held_local);
     if (self->level.fitted)
         return self->level.fit_offset + self->drift.freq * (double) (local - self->level.fit_local);
     const sample_t *c = chosen(self);
