@@ -365,7 +365,7 @@ static void exchange_at(ticksync_t *ts, int64_t t_us, double up_us, double down_
  * 16 ms on the way up: taken at once as the new path's estimate, it put
  * the shown time 8 ms off until the burst's next sample brought it
  * back. The old path's estimate is shown until a second sample is in. */
-Test(estimator, a_new_path_s_first_sample_does_not_move_the_clock_before_the_path_is_synced)
+Test(estimator, a_new_path_s_first_sample_alone_does_not_move_the_clock)
 {
     ticksync_t *ts = clock_with(1000000, 0.5);
     int64_t t = 0;
