@@ -181,10 +181,10 @@ static double target_offset(const ticksync_t *self, int64_t local);
 /* A new path, seen at local: the drift is carried over, the rest starts
  * over. While the new path has one sample, the game is shown what the
  * old path's samples put the offset at (along the drift): where a run of
- * rises told the new path, that sample, the run's last, was picked for
- * its round trip and is often queued; taken alone, it moved the shown
- * time by half its queueing until the burst's next sample, which nothing
- * picked, put it back (docs/DESIGN.md, "A new route"). */
+ * rises or the filter's least risen told the new path, that sample was
+ * picked for its round trip and is often queued; taken alone, it moved
+ * the shown time by half its queueing until the burst's next sample,
+ * which nothing picked, put it back (docs/DESIGN.md, "A new route"). */
 static void reset_filter(ticksync_t *self, int64_t local)
 {
     if (chosen(self)) {
