@@ -4,6 +4,7 @@
  *
  *   ticksync-accuracy [--csv DIR] [--seed N] [--from S] [--trace NAME] [--ticks]
  *   ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover] [--handovers] [--episodes]
+ *   ticksync-accuracy --ticks --draws N [--seed N] [--each] [--wide] [--failover] [--handovers] [--episodes]
  *
  * prints, per trace and algorithm, the offset error after convergence
  * (p50, p99, max), the time to converge (from then on the error stays
@@ -1336,7 +1337,16 @@ typedef struct {   /* an input whose packets are still being sent */
     int     sent;
 } pending_input_t;
 
-static void run_ticks(const trace_t *t, FILE *csv, FILE *out)
+/* What a timeline run gives. */
+typedef struct {
+    double in_time, in_time_any;   /* shares of the inputs in time: sent once, and in any of 4 packets */
+    double early_p50, early_p99;   /* ticks early, of those in time */
+    double converge_s;             /* -1: never */
+    double scale_lo, scale_hi;
+    long   render_back;
+} ticks_result_t;
+
+static void run_ticks(const trace_t *t, FILE *csv, ticks_result_t *res)
 {
     rng = seed;
     uint64_t inputs_rng = seed ^ 0x9e3779b97f4a7c15ULL;
@@ -1412,12 +1422,88 @@ static void run_ticks(const trace_t *t, FILE *csv, FILE *out)
     /* early[] holds ticks of margin; the late ones are negative and first */
     size_t late = nearly - in_time;
     double p50 = nearly ? early[late + (nearly - late) / 2] : 0, p99 = nearly ? early[late + (nearly - late) * 99 / 100] : 0;
-    fprintf(out, "| %s | %.2f%% | %.2f%% | %.2f | %.2f | %.1f | %.3f .. %.3f | %ld |\n", t->name,
-            nearly ? 100.0 * (double) in_time / (double) nearly : 0,
-            nearly ? 100.0 * (double) in_time_any / (double) nearly : 0, p50, p99,
-            converged >= 0 ? (converged - started) / 1e6 : -1, lo, hi, render_back);
+    *res = (ticks_result_t) { .in_time = nearly ? (double) in_time / (double) nearly : 0,
+                              .in_time_any = nearly ? (double) in_time_any / (double) nearly : 0,
+                              .early_p50 = p50, .early_p99 = p99,
+                              .converge_s = converged >= 0 ? (converged - started) / 1e6 : -1,
+                              .scale_lo = lo, .scale_hi = hi, .render_back = render_back };
     free(early);
     ticksync_destroy(&lib);
+}
+
+/* --ticks --draws N: the timeline over N drawn traces (as --draws draws
+ * them, with the same family flags), each draw's figures with --each, and
+ * their distribution over the draws: how many inputs are in time, sent
+ * once and in 4 packets, how early the lead has them, and how many draws
+ * leave more than 1 % of their inputs late in all of their packets. */
+static int run_tick_draws(int n)
+{
+    double *once = calloc((size_t) n, sizeof *once), *any = calloc((size_t) n, sizeof *any);
+    double *p50 = calloc((size_t) n, sizeof *p50), *p99 = calloc((size_t) n, sizeof *p99);
+    double *conv = calloc((size_t) n, sizeof *conv);
+    size_t under = 0, spiked = 0, spiked_under = 0, never = 0;
+    long back = 0;
+    double lo = 1, hi = 1;
+    uint64_t draws_rng = seed;
+    const uint64_t base_seed = seed;
+    char what[384];
+    for (int k = 0; k < n; k++) {
+        trace_t t;
+        draw_trace(&draws_rng, &t, what);
+        if (wide_draws)
+            widen(&t, base_seed, k);
+        if (failover_draws)
+            fail_over(&t, base_seed, k);
+        if (handover_draws)
+            hand_over(&t, base_seed, k);
+        if (episode_draws)
+            congest(&t, base_seed, k);
+        describe(&t, what, sizeof what);
+        seed = base_seed + 1 + (uint64_t) k;
+        ticks_result_t r;
+        run_ticks(&t, NULL, &r);
+        if (each_draw)
+            printf("draw %d (%s): in time %.2f%%, in 4 packets %.2f%%, early p50 %.2f p99 %.2f ticks, converge %.1f s\n",
+                   k, what, 100 * r.in_time, 100 * r.in_time_any, r.early_p50, r.early_p99, r.converge_s);
+        once[k] = 100 * r.in_time;
+        any[k] = 100 * r.in_time_any;
+        p50[k] = r.early_p50;
+        p99[k] = r.early_p99;
+        conv[k] = r.converge_s;
+        under += r.in_time_any < 0.99;
+        spiked += t.spike_p > 0;
+        spiked_under += t.spike_p > 0 && r.in_time_any < 0.99;
+        never += r.converge_s < 0;
+        back += r.render_back;
+        lo = fmin(lo, r.scale_lo);
+        hi = fmax(hi, r.scale_hi);
+    }
+    seed = base_seed;
+    qsort(once, (size_t) n, sizeof *once, cmp_double);
+    qsort(any, (size_t) n, sizeof *any, cmp_double);
+    qsort(p50, (size_t) n, sizeof *p50, cmp_double);
+    qsort(p99, (size_t) n, sizeof *p99, cmp_double);
+    qsort(conv, (size_t) n, sizeof *conv, cmp_double);
+    size_t sz = (size_t) n;
+    printf("%d traces drawn at random (seed %llu), a 60 Hz client on libticksync's timeline against a server ticking at\n"
+           "60 Hz, as --ticks runs each named trace; over the draws:\n\n"
+           "| inputs in time, sent once: median, p10, worst | in 4 packets: median, p10, worst | draws with over 1 %% "
+           "late in 4 packets (of them, with spikes) | early p50, ticks: median, p90, worst | early p99: median, p90 | "
+           "converge s: median, worst (never) | scale range | render back |\n"
+           "|---|---|---:|---|---|---|---|---:|\n",
+           n, (unsigned long long) base_seed);
+    printf("| %.2f%%, %.2f%%, %.2f%% | %.2f%%, %.2f%%, %.2f%% | %zu (%zu of %zu) | %.2f, %.2f, %.2f | %.2f, %.2f | "
+           "%.1f, %.1f (%zu) | %.3f .. %.3f | %ld |\n",
+           quantile(once, sz, 0.5), quantile(once, sz, 0.1), once[0], quantile(any, sz, 0.5), quantile(any, sz, 0.1),
+           any[0], under, spiked_under, spiked, quantile(p50, sz, 0.5), quantile(p50, sz, 0.9), p50[sz - 1],
+           quantile(p99, sz, 0.5), quantile(p99, sz, 0.9), quantile(conv, sz, 0.5), conv[sz - 1], never, lo, hi,
+           back);
+    free(once);
+    free(any);
+    free(p50);
+    free(p99);
+    free(conv);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -1487,6 +1573,7 @@ int main(int argc, char **argv)
         if (!ok) {
             fprintf(stderr, "usage: ticksync-accuracy [--ticks] [--csv DIR] [--seed N] [--from S] [--trace NAME]\n"
                             "       ticksync-accuracy --draws N [--seed N] [--list] [--each] [--wide] [--failover] [--handovers] [--episodes]\n"
+                            "       ticksync-accuracy --ticks --draws N [--seed N] [--each] [family flags]   (the timeline over drawn traces)\n"
                             "       ticksync-accuracy --draw K [--seed N] [--csv DIR]   (draw K of --draws alone, with its table)\n"
                             "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
                             "       (each also takes --interval-max S: libticksync's interval_max_us,\n"
@@ -1496,7 +1583,7 @@ int main(int argc, char **argv)
         }
     }
     if (draws)
-        return run_draws(draws, list);
+        return ticks ? run_tick_draws(draws) : run_draws(draws, list);
     if (runs)
         return run_named(runs, only);
     if (ticks)
@@ -1515,8 +1602,13 @@ int main(int argc, char **argv)
             continue;
         if (!open_csv(traces[i].name, &csv))
             return 1;
-        if (ticks)
-            run_ticks(&traces[i], csv, stdout);
+        if (ticks) {
+            ticks_result_t r;
+            run_ticks(&traces[i], csv, &r);
+            printf("| %s | %.2f%% | %.2f%% | %.2f | %.2f | %.1f | %.3f .. %.3f | %ld |\n", traces[i].name,
+                   100 * r.in_time, 100 * r.in_time_any, r.early_p50, r.early_p99, r.converge_s, r.scale_lo,
+                   r.scale_hi, r.render_back);
+        }
         else
             run_trace(&traces[i], csv, stdout, &(result_t) { 0 });
         if (csv)
