@@ -133,6 +133,24 @@ Test(timeline, input_ticks_and_render_times_never_go_back_when_the_path_changes)
     ticksync_destroy(&s.clock);
 }
 
+/* The local times here are below zero (local_of: true time less 777 s), as
+ * any int64 may be: until 2026-12-02 the timeline moved its lead and lag
+ * only at a local time past the last one it had, which started at 0, so
+ * from a clock below zero they stayed as its first call set them. */
+Test(timeline, the_lead_follows_a_longer_route_on_a_local_clock_below_zero)
+{
+    sim_t s = sim(20000, 20000, 1000);
+    frame_ticks = ticks();
+    run_until(&s, 60e6, check_frame);
+    s.up_us = s.down_us = 60000;
+    run_until(&s, 120e6, check_frame);
+    int64_t local = local_of(s.t);
+    cr_assert_lt(local, 0);
+    int64_t ahead = ticksync_input_tick(s.clock, &frame_ticks, local) - ticksync_server_tick(s.clock, &frame_ticks, local, NULL);
+    cr_assert_geq(ahead, 60000 / TICK + 1, "%lld ticks ahead of the server on a 60 ms way up", (long long) ahead);
+    ticksync_destroy(&s.clock);
+}
+
 Test(timeline, the_time_scale_brings_a_client_200_ms_behind_onto_the_input_tick_without_overshoot)
 {
     sim_t s = sim(20000, 20000, 2000);

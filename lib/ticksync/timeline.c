@@ -45,6 +45,7 @@ static int64_t follow(ticksync_t *clock, const ticksync_ticks_t *t, int64_t loca
     double lead = up * rtt + margin, lag = (1 - up) * rtt + margin + (double) t->tick_us;
     if (!tl->started) {
         tl->started = true;
+        tl->local = local;   /* (any int64: a local clock may be below zero) */
         tl->lead_us = lead;
         tl->lag_us = lag;
     } else if (local > tl->local) {
