@@ -21,6 +21,7 @@ Test(jitter, half_the_99th_percentile_of_a_tail_of_one_piece, .init = setup)
     for (int i = 0; i < TS_JITTER_N; i++)
         ts_jitter_add(&j, i % 100);   /* 0..99, evenly */
     cr_assert_float_eq(j.value, 98.0 / 2, 1e-9, "the 99th of 0..99 is 98: %g", j.value);
+    cr_assert_not(j.spiky);
 }
 
 Test(jitter, spikes_of_their_own_mode_leave_it_at_the_97th, .init = setup)
@@ -28,6 +29,7 @@ Test(jitter, spikes_of_their_own_mode_leave_it_at_the_97th, .init = setup)
     for (int i = 0; i < TS_JITTER_N; i++)
         ts_jitter_add(&j, i % 50 == 0 ? 200000 : i % 10);   /* 2 % spikes of 200 ms over 0..9 µs */
     cr_assert_float_eq(j.value, 9.0 / 2, 1e-9, "the 97th (9), not the 99th (200 ms): %g", j.value);
+    cr_assert(j.spiky, "a mode of spikes left out");
 }
 
 Test(jitter, the_window_forgets_and_negatives_count_as_none, .init = setup)

@@ -660,6 +660,11 @@ ticksync_timeline_t *ticksync_timeline_of(ticksync_t *self)
     return &self->timeline;
 }
 
+bool ticksync_spiky(const ticksync_t *self)
+{
+    return self->jitter.spiky;
+}
+
 double ticksync_up_share(const ticksync_t *self)
 {
     return self->cfg.up_fraction;

@@ -71,7 +71,8 @@ void ts_jitter_add(ts_jitter_t *j, double excess)
      * the 97th then. */
     j->least_top = top[from_low];
     double high = ts_jitter_decode(top[from_high]), low = ts_jitter_decode(top[from_low]);
-    j->value = (high > TS_TUNING.spike_ratio * low ? low : high) / 2;
+    j->spiky = high > TS_TUNING.spike_ratio * low;
+    j->value = (j->spiky ? low : high) / 2;
 }
 
 double ts_jitter_share_over(const ts_jitter_t *j, double excess)

@@ -9,6 +9,7 @@
 #ifndef TICKSYNC_JITTER_H
 #define TICKSYNC_JITTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TS_JITTER_N      512        /* round trips whose excess sets the jitter */
@@ -19,7 +20,8 @@ typedef struct {
     uint8_t  queued[TS_JITTER_N / 8];   /* ... and a bit each: a queue's (ts_jitter_mark_queued) */
     int      n, next;
     uint16_t least_top;           /* the least of the few largest: a code below it that comes or goes moves nothing */
-    double   value;               /* the jitter: half a quantile of them */
+    double   value;               /* the jitter: half a quantile of them, */
+    bool     spiky;               /* ... the lower one: a separate mode of spikes above it */
 } ts_jitter_t;
 
 /* An excess (µs) in 16 bits, in the same order: whole µs exact up to
@@ -33,7 +35,7 @@ double ts_jitter_decode(uint16_t code);
  * The jitter is then half the 99th percentile of the last TS_JITTER_N, or
  * half the 97th where the 99th is over 3 times it: a separate mode of
  * spikes (a radio waking, a handover) that no lead a game would take
- * beats. */
+ * beats (spiky: the timeline keeps a tick for the input's next copy). */
 void ts_jitter_add(ts_jitter_t *j, double excess);
 /* The share of the kept excesses over excess (µs); 0 with none kept. */
 double ts_jitter_share_over(const ts_jitter_t *j, double excess);

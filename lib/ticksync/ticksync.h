@@ -180,7 +180,10 @@ TICKSYNC_API int64_t ticksync_server_tick(ticksync_t *clock, const ticksync_tick
                                           double *fraction);
 /* The tick an input made at local must be stamped for so that it reaches the
  * server before the server simulates that tick: ahead of the server tick by
- * the way up plus margin x jitter. Never decreases. */
+ * the way up plus margin x jitter, and one tick more where the jitter
+ * leaves spikes out (below): the input's copy in the next frame's packet,
+ * as game netcode sends it, is then in time after a spiked packet. Never
+ * decreases. */
 TICKSYNC_API int64_t ticksync_input_tick(ticksync_t *clock, const ticksync_ticks_t *t, int64_t local);
 /* Server time at which to render other entities: behind by the way down plus
  * margin x jitter plus one tick. Never decreases. */

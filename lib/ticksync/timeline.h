@@ -25,5 +25,7 @@ typedef struct {
 ticksync_timeline_t *ticksync_timeline_of(ticksync_t *clock);
 /* The clock's up_fraction (ticksync_config_t). */
 double ticksync_up_share(const ticksync_t *clock);
+/* Whether the jitter leaves a separate mode of spikes out (jitter.h). */
+bool ticksync_spiky(const ticksync_t *clock);
 
 #endif
