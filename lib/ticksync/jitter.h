@@ -20,8 +20,8 @@ typedef struct {
     uint8_t  queued[TS_JITTER_N / 8];   /* ... and a bit each: a queue's (ts_jitter_mark_queued) */
     int      n, next;
     uint16_t least_top;           /* the least of the few largest: a code below it that comes or goes moves nothing */
-    double   value;               /* the jitter: half a quantile of them, */
-    bool     spiky;               /* ... the lower one: a separate mode of spikes above it */
+    bool     spiky;               /* the value is the lower quantile's: a separate mode of spikes above it */
+    double   value;               /* the jitter: half a quantile of them */
 } ts_jitter_t;
 
 /* An excess (µs) in 16 bits, in the same order: whole µs exact up to
