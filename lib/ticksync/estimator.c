@@ -64,6 +64,8 @@ struct ticksync_t {
     double   held_offset;                   /* ... its offset at held_local */
     int64_t  held_local;
     ts_jitter_t jitter;                     /* round trips' excess over the filter's least */
+    double   last_up;                       /* the newest exchange's way up over its edge, */
+    double   queue_up;                      /* ... and the least of the newest two's, in a run of rises */
     ticksync_timeline_t timeline;
     ticksync_stats_t stats;
 };
@@ -208,6 +210,24 @@ static void note_excess(ticksync_t *self, int64_t delay)
 {
     if (chosen(self))
         ts_jitter_add(&self->jitter, (double) (delay - filter_min_delay(self)));
+}
+
+/* How much the way up queues now, for the timeline's lead: while the
+ * round trips run over the filter's least (two rises in a row, the path
+ * rule's run: a queue, or a route not yet a new path), the less of the
+ * two newest exchanges' way up over its edge. A game's inputs meet the
+ * same queue; the lead, which the filter's least and the jitter set, did
+ * not see it until the run ended. One rise alone is a spike, which the
+ * input's next copy beats (timeline.c). Every exchange counts, an
+ * outlier too. */
+static void note_queue(ticksync_t *self, const sample_t *s)
+{
+    double r_up = 0, r_down;
+    if (self->level.edges)
+        ts_level_residuals(&self->level, s, &r_up, &r_down);
+    double up = fmax(r_up, 0);
+    self->queue_up = self->path.rises >= 2 ? fmin(up, self->last_up) : 0;
+    self->last_up = up;
 }
 
 /* A sample near the filter's minimum delay (within the filter's spread)
@@ -452,6 +472,7 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
                                      outlier_limit(self), self->cfg.path_change_count))
         reset_filter(self, s.local);
     note_excess(self, delay);
+    note_queue(self, &s);
     if (outlier(self, &s)) {
         self->stats.rejected_dev++;
         /* for the tests against the edges alone (admit leaves it out), and
@@ -658,6 +679,11 @@ void ticksync_resume(ticksync_t *self)
 ticksync_timeline_t *ticksync_timeline_of(ticksync_t *self)
 {
     return &self->timeline;
+}
+
+double ticksync_queue_up(const ticksync_t *self)
+{
+    return self->queue_up;
 }
 
 bool ticksync_spiky(const ticksync_t *self)

@@ -9,7 +9,9 @@
  * next frames' packets, and the first copy after a spiked packet leaves a
  * tick later, so the lead must leave it that tick to be in time (over
  * drawn traces, the draws with over 1 % of their inputs late in all four
- * packets: 52 of 1,000 -> 7, docs/DESIGN.md "The timeline"). A longer lead is taken at once, since an input stamped
+ * packets: 52 of 1,000 -> 7, docs/DESIGN.md "The timeline"). While the
+ * round trips run over their least (a queue, a route not yet a new
+ * path), the lead also takes what the way up queues now. A longer lead is taken at once, since an input stamped
  * too early is late at the server; a shorter one, and any change of the
  * lag, is taken at max_scale (a 5% lag change moves the render time at
  * 0.95x or 1.05x), so input ticks and render times never go back and never
@@ -48,7 +50,8 @@ static int64_t follow(ticksync_t *clock, const ticksync_ticks_t *t, int64_t loca
     double up = ticksync_up_share(clock), rtt = (double) ticksync_delay(clock);
     double margin = t->margin * (double) ticksync_jitter(clock);
     double copy = ticksync_spiky(clock) ? (double) t->tick_us : 0;   /* the next copy's tick (above) */
-    double lead = up * rtt + margin + copy, lag = (1 - up) * rtt + margin + (double) t->tick_us;
+    double lead = up * rtt + margin + copy + ticksync_queue_up(clock);
+    double lag = (1 - up) * rtt + margin + (double) t->tick_us;
     if (!tl->started) {
         tl->started = true;
         tl->local = local;   /* (any int64: a local clock may be below zero) */

@@ -27,5 +27,8 @@ ticksync_timeline_t *ticksync_timeline_of(ticksync_t *clock);
 double ticksync_up_share(const ticksync_t *clock);
 /* Whether the jitter leaves a separate mode of spikes out (jitter.h). */
 bool ticksync_spiky(const ticksync_t *clock);
+/* How much the way up queues now, while the round trips run over their
+ * least (µs; 0 otherwise). */
+double ticksync_queue_up(const ticksync_t *clock);
 
 #endif
