@@ -1019,6 +1019,24 @@ static bool open_csv(const char *name, FILE **csv)
     return *csv != NULL;
 }
 
+/* Draw k of --draws (from *draws_rng, the run's seed base_seed) with the
+ * family flags' additions, described in what; seed is then the draw's
+ * own, for its jitter, losses and walk. */
+static void draw_of_family(uint64_t *draws_rng, uint64_t base_seed, int k, trace_t *t, char *what, size_t cap)
+{
+    draw_trace(draws_rng, t, what);
+    if (wide_draws)
+        widen(t, base_seed, k);
+    if (failover_draws)
+        fail_over(t, base_seed, k);
+    if (handover_draws)
+        hand_over(t, base_seed, k);
+    if (episode_draws)
+        congest(t, base_seed, k);
+    describe(t, what, cap);
+    seed = base_seed + 1 + (uint64_t) k;
+}
+
 static int run_draws(int n, bool list)
 {
     double *to_oracle = calloc((size_t) n, sizeof *to_oracle), *to_learn = calloc((size_t) n, sizeof *to_learn);
@@ -1048,17 +1066,7 @@ static int run_draws(int n, bool list)
     double worst = 0;
     for (int k = 0; k < n; k++) {
         trace_t t;
-        draw_trace(&draws_rng, &t, what);
-        if (wide_draws)
-            widen(&t, base_seed, k);
-        if (failover_draws)
-            fail_over(&t, base_seed, k);
-        if (handover_draws)
-            hand_over(&t, base_seed, k);
-        if (episode_draws)
-            congest(&t, base_seed, k);
-        describe(&t, what, sizeof what);
-        seed = base_seed + 1 + (uint64_t) k;   /* each draw its own jitter, losses and walk */
+        draw_of_family(&draws_rng, base_seed, k, &t, what, sizeof what);
         result_t res;
         if (draw_only >= 0) {
             if (k == draw_only) {
@@ -1449,17 +1457,7 @@ static int run_tick_draws(int n)
     char what[384];
     for (int k = 0; k < n; k++) {
         trace_t t;
-        draw_trace(&draws_rng, &t, what);
-        if (wide_draws)
-            widen(&t, base_seed, k);
-        if (failover_draws)
-            fail_over(&t, base_seed, k);
-        if (handover_draws)
-            hand_over(&t, base_seed, k);
-        if (episode_draws)
-            congest(&t, base_seed, k);
-        describe(&t, what, sizeof what);
-        seed = base_seed + 1 + (uint64_t) k;
+        draw_of_family(&draws_rng, base_seed, k, &t, what, sizeof what);
         ticks_result_t r;
         run_ticks(&t, NULL, &r);
         if (each_draw)
