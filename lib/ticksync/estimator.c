@@ -218,8 +218,8 @@ static void note_excess(ticksync_t *self, int64_t delay)
  * two newest exchanges' way up over its edge. A game's inputs meet the
  * same queue; the lead, which the filter's least and the jitter set, did
  * not see it until the run ended. One rise alone is a spike, which the
- * input's next copy beats (timeline.c). Every exchange counts, an
- * outlier too. */
+ * input's next copy beats (timeline.c). Every exchange the jitter counts
+ * counts here, an outlier too. */
 static void note_queue(ticksync_t *self, const sample_t *s)
 {
     double r_up = 0, r_down;

@@ -182,8 +182,9 @@ TICKSYNC_API int64_t ticksync_server_tick(ticksync_t *clock, const ticksync_tick
  * server before the server simulates that tick: ahead of the server tick by
  * the way up plus margin x jitter, and one tick more where the jitter
  * leaves spikes out (below): the input's copy in the next frame's packet,
- * as game netcode sends it, is then in time after a spiked packet. Never
- * decreases. */
+ * as game netcode sends it, is then in time after a spiked packet. While
+ * the exchanges meet a queue on the way up (two in a row over the least
+ * round trip), the lead takes that queue too. Never decreases. */
 TICKSYNC_API int64_t ticksync_input_tick(ticksync_t *clock, const ticksync_ticks_t *t, int64_t local);
 /* Server time at which to render other entities: behind by the way down plus
  * margin x jitter plus one tick. Never decreases. */
