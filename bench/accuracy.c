@@ -1606,9 +1606,9 @@ int main(int argc, char **argv)
             printf("| %s | %.2f%% | %.2f%% | %.2f | %.2f | %.1f | %.3f .. %.3f | %ld |\n", traces[i].name,
                    100 * r.in_time, 100 * r.in_time_any, r.early_p50, r.early_p99, r.converge_s, r.scale_lo,
                    r.scale_hi, r.render_back);
-        }
-        else
+        } else {
             run_trace(&traces[i], csv, stdout, &(result_t) { 0 });
+        }
         if (csv)
             fclose(csv);
     }

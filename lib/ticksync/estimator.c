@@ -219,11 +219,12 @@ static void note_excess(ticksync_t *self, int64_t delay)
  * same queue; the lead, which the filter's least and the jitter set, did
  * not see it until the run ended. One rise alone is a spike, which the
  * input's next copy beats (timeline.c). Every exchange the jitter counts
- * counts here, an outlier too. */
+ * counts here, an outlier too. Only a rise is read against the edges: the
+ * newest two are a run's only where both were rises. */
 static void note_queue(ticksync_t *self, const sample_t *s)
 {
     double r_up = 0, r_down;
-    if (self->level.edges)
+    if (self->path.rises >= 1 && self->level.edges)
         ts_level_residuals(&self->level, s, &r_up, &r_down);
     double up = fmax(r_up, 0);
     self->queue_up = self->path.rises >= 2 ? fmin(up, self->last_up) : 0;
