@@ -86,6 +86,9 @@ typedef struct {
     double      step_at_s[2], step_ms[2];   /* the server's time steps */
     double      mode_p, mode_ms;            /* jitter_kind 4's second mode */
     double      walk_ppm;                   /* the rate walks at random: its change's deviation a minute, ppm */
+    double      slew_every_s, slew_s, slew_ppm;   /* the client's clock slewed by its NTP daemon: for slew_s of
+                                                   * every slew_every_s (from the first on), slew_ppm faster,
+                                                   * then as much slower the next time */
 } trace_t;
 
 static const trace_t traces[] = {
@@ -122,6 +125,9 @@ static const trace_t traces[] = {
     { "congestion", "20 ms each way, exp. jitter 1 ms, 20 ppm; every 120 s, for 8 s, the way up queues 20..40 ms more "
       "and half the exchanges are lost (a saturated uplink at a cell's edge)", 1200, 1, 10, 20, 20, 1, 1,
       .drift_ppm = 20, .episode_every_s = 120, .episode_s = 8, .episode_ms = 40, .episode_loss = 0.5 },
+    { "slewed", "20 ms each way, exp. jitter 1 ms, 20 ppm; every 150 s the client's NTP daemon slews its clock "
+      "300 ppm for 10 s (a 3 ms correction), ahead and back by turns", 1200, 1, 10, 20, 20, 1, 1, .drift_ppm = 20,
+      .slew_every_s = 150, .slew_s = 10, .slew_ppm = 300 },
 };
 #define TRACES (sizeof traces / sizeof traces[0])
 
@@ -288,20 +294,37 @@ static double walk_at(double at, double *integral)
     return walk.rate[k] + d * u;
 }
 
+/* What an NTP daemon's slews have moved the client's clock by at true
+ * time t (µs, *moved), and its rate's part now: slew i (from 1) starts at
+ * i slew_every_s, odd ones ahead and even ones back. */
+static double slew_at(const trace_t *t, double at, double *moved)
+{
+    double rate = 0, every = t->slew_every_s * 1e6, len = t->slew_s * 1e6, r = t->slew_ppm * 1e-6;
+    *moved = 0;
+    for (int i = 1; every > 0 && i * every <= at; i++) {
+        double sign = i % 2 ? 1 : -1, into = at - i * every;
+        *moved += sign * r * fmin(into, len);
+        rate = into < len ? sign * r : 0;
+    }
+    return rate;
+}
+
 /* The client's clock at true time t (µs): any epoch, a drift that may
- * wander on a sinusoid and walk at random. */
+ * wander on a sinusoid, walk at random and be slewed. */
 static double local_at(const trace_t *t, double at)
 {
-    double w = t->wander_ppm * 1e-6, p = t->wander_period_s * 1e6, walked;
+    double w = t->wander_ppm * 1e-6, p = t->wander_period_s * 1e6, walked, slewed;
     double wander = w && p ? w * p / (2 * M_PI) * (1 - cos(2 * M_PI * at / p)) : 0;
     walk_at(at, &walked);
-    return 3.7e9 + at * (1 + t->drift_ppm * 1e-6) + wander + walked;
+    slew_at(t, at, &slewed);
+    return 3.7e9 + at * (1 + t->drift_ppm * 1e-6) + wander + walked + slewed;
 }
 
 static double rate_at(const trace_t *t, double at)
 {
-    double p = t->wander_period_s * 1e6, walked;
-    return 1 + t->drift_ppm * 1e-6 + (p ? t->wander_ppm * 1e-6 * sin(2 * M_PI * at / p) : 0) + walk_at(at, &walked);
+    double p = t->wander_period_s * 1e6, walked, slewed;
+    return 1 + t->drift_ppm * 1e-6 + (p ? t->wander_ppm * 1e-6 * sin(2 * M_PI * at / p) : 0) + walk_at(at, &walked)
+           + slew_at(t, at, &slewed);
 }
 
 /* The server's time at true time t: the truth, plus the steps so far. */
@@ -921,7 +944,7 @@ static void congest(trace_t *t, uint64_t base_seed, int k)
 
 static bool steady_rate(const trace_t *t)
 {
-    return t->walk_ppm == 0 && t->wander_ppm == 0;
+    return t->walk_ppm == 0 && t->wander_ppm == 0 && t->slew_ppm == 0;
 }
 
 static void draw_trace(uint64_t *r, trace_t *t, const char *what)
