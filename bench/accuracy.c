@@ -947,6 +947,25 @@ static bool steady_rate(const trace_t *t)
     return t->walk_ppm == 0 && t->wander_ppm == 0 && t->slew_ppm == 0;
 }
 
+/* A drawn rate's kind, for the expected error's coverage by it: a model
+ * whose allowance for a changing rate is right on average can still be
+ * short where the rate turns fast and long where it never turns. */
+#define RATE_KINDS 4
+static const char *const rate_kinds[RATE_KINDS] = { "steady", "walking", "on a sinusoid of 4-20 min",
+                                                     "on a sinusoid of 1-4 min" };
+
+typedef struct {
+    size_t draws;
+    double frames, held;
+} rate_pool_t;
+
+static int rate_kind(const trace_t *t)
+{
+    if (t->wander_ppm)
+        return t->wander_period_s < 240 ? 3 : 2;
+    return t->walk_ppm ? 1 : 0;
+}
+
 static void draw_trace(uint64_t *r, trace_t *t, const char *what)
 {
     static const int kinds[] = { 1, 3, 2, 4 };
@@ -1076,6 +1095,7 @@ static int run_draws(int n, bool list)
     size_t nhanded = 0, handed_late = 0;
     double frames = 0, held = 0;   /* ... pooled */
     size_t nexpected = 0;
+    rate_pool_t by_rate[RATE_KINDS] = { { 0 } };   /* ... pooled by the rate's kind */
     size_t nsteady = 0, nchanging = 0, beaten = 0, beaten_by[SEEDS] = { 0 }, below_floor = 0;
     size_t ahead_beyond = 0, beaten_beyond = 0;   /* a seed ahead on the error beyond the path's asymmetry; and
                                                      ahead on the error as well, */
@@ -1153,6 +1173,10 @@ static int run_draws(int n, bool list)
             frames += res.frames;
             held += res.frames * res.expected_held;
             expected[nexpected++] = 100 * res.expected_held;   /* told up_fraction 0.5, and it is so */
+            rate_pool_t *p = &by_rate[rate_kind(&t)];
+            p->draws++;
+            p->frames += res.frames;
+            p->held += res.frames * res.expected_held;
         }
         if (k == 0 || bound[k] < least_bound) {
             least_bound = bound[k];
@@ -1268,6 +1292,11 @@ static int run_draws(int n, bool list)
            quantile(corr, nexpected, 0.1), quantile(corr, nexpected, 0.9), 100 * (double) sim_under / sims,
            100 * (double) (nsims - sim_under - sim_over) / sims, 100 * (double) sim_over / sims,
            CALIBRATED_RUNS);
+    printf("Pooled by the rate:");
+    for (int i = 0; i < RATE_KINDS; i++)
+        printf("%s %s %.2f%% (%zu draws)", i ? "," : "", rate_kinds[i],
+               by_rate[i].frames ? 100 * by_rate[i].held / by_rate[i].frames : 0.0, by_rate[i].draws);
+    printf(".\n");
     free(corr);
     free(scored_s);
     free(apart);
