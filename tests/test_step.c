@@ -66,33 +66,60 @@ Test(step, the_samples_after_a_step_read_it_again_and_move_the_history_by_each_c
     ts_step_clear(&st);
     double move = 0, moved = 0;
     ts_sample_t s = sample(1000000, 10000, 3000, 0);
-    cr_assert_not(ts_step_read(&st, &s, 20e6, &move), "no step yet");
+    cr_assert_not(ts_step_read(&st, &s, 20e6, 4000, &move), "no step yet");
     ts_step_start(&st, 1000000, &before);
-    cr_assert(ts_step_read(&st, &s, 20e6, &move));
+    cr_assert(ts_step_read(&st, &s, 20e6, 4000, &move));
     moved += move;
     s = sample(2000000, 10000, 800, 2000);
-    cr_assert(ts_step_read(&st, &s, 20e6, &move));
+    cr_assert(ts_step_read(&st, &s, 20e6, 4000, &move));
     moved += move;
     /* the two read 11.5 ms (queued 3 ms) and 9.4 ms (2.8 ms): the step is
      * within 10-10.8 ms, and 6-14.8 ms with the model's 4 ms */
     ts_step_settle(&st, 4000, 11500, 3000, 9400, 2800);
     cr_assert_float_eq(moved, 10400, 1e-9, "half-way between 10.8 and -10: %.1f", moved);
     s = sample(3000000, 10000, 0, 0);
-    cr_assert(ts_step_read(&st, &s, 20e6, &move));
+    cr_assert(ts_step_read(&st, &s, 20e6, 4000, &move));
     moved += move;
     cr_assert_float_eq(moved, 10000, 1e-9, "a sample queued neither way reads it exactly");
     cr_assert_float_eq(st.stepped, moved, 1e-9);
     s = sample(4000000, 10000, 0, 0);
-    cr_assert_not(ts_step_read(&st, &s, 20e6, &move), "the same reading moves nothing");
+    cr_assert_not(ts_step_read(&st, &s, 20e6, 4000, &move), "the same reading moves nothing");
     s = sample(4500000, -2000, 0, 0);
-    cr_assert_not(ts_step_read(&st, &s, 20e6, &move),
+    cr_assert_not(ts_step_read(&st, &s, 20e6, 4000, &move),
                   "a second step of -12 ms reads 4 ms, within the two's agreement of 10.4 +- 6.9 ms "
                   "but out of where both put the step: left");
     s = sample(5000000, 181000, 0, 0);
-    cr_assert_not(ts_step_read(&st, &s, 20e6, &move), "a second step, far past the agreement, is left");
+    cr_assert_not(ts_step_read(&st, &s, 20e6, 4000, &move), "a second step, far past the agreement, is left");
     cr_assert_float_eq(st.stepped, 10000, 1e-9);
     s = sample(1000000 + 20000000, 9000, 0, 0);
-    cr_assert_not(ts_step_read(&st, &s, 20e6, &move), "past the span the ways since the step serve");
+    cr_assert_not(ts_step_read(&st, &s, 20e6, 4000, &move), "past the span the ways since the step serve");
+}
+
+Test(step, each_sample_read_again_narrows_where_the_step_can_be)
+{
+    ts_level_t before = edges();
+    ts_step_t st;
+    ts_step_clear(&st);
+    double move = 0;
+    ts_step_start(&st, 1000000, &before);
+    /* a +10 ms step read by two samples queued 3 + 3 ms and 2 + 2 ms:
+     * within 7-13 and 8-12 ms, 4-16 ms with the model's 4 ms */
+    ts_sample_t s = sample(1000000, 10000, 3000, 3000);
+    cr_assert(ts_step_read(&st, &s, 20e6, 4000, &move));
+    s = sample(1100000, 10000, 2000, 2000);
+    ts_step_read(&st, &s, 20e6, 4000, &move);
+    ts_step_settle(&st, 4000, 10000, 6000, 10000, 4000);
+    cr_assert_float_eq(st.stepped, 10000, 1e-9);
+    s = sample(2000000, 10000, 0, 0);
+    cr_assert_not(ts_step_read(&st, &s, 20e6, 4000, &move), "read exactly again: no move");
+    cr_assert_float_eq(st.read_lo, 6000, 1e-9, "a sample queued neither way puts the step at 6-14 ms: %.1f",
+                       st.read_lo);
+    cr_assert_float_eq(st.read_hi, 14000, 1e-9);
+    s = sample(3000000, 0, 0, 0);
+    cr_assert_not(ts_step_read(&st, &s, 20e6, 4000, &move),
+                  "a second step of -10 ms reads 5 ms: within where the two first put the step, "
+                  "not where the third does: left");
+    cr_assert_float_eq(st.stepped, 10000, 1e-9);
 }
 
 Test(step, a_sample_that_tells_neither_way_is_dropped_a_few_times)

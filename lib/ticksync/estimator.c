@@ -287,7 +287,7 @@ static void admit(ticksync_t *self, const sample_t *s)
 static bool read_step(ticksync_t *self, const sample_t *s)
 {
     double move = 0;
-    if (!ts_step_read(&self->step, s, (double) self->cfg.drift_min_span_us, &move))
+    if (!ts_step_read(&self->step, s, (double) self->cfg.drift_min_span_us, server_step(self), &move))
         return false;
     ts_filter_move_before(&self->filter, move, self->step.since);
     ts_rings_move_before(&self->rings, move, self->step.since);

@@ -112,20 +112,27 @@ void ts_step_start(ts_step_t *st, int64_t at, const ts_level_t *l)
     st->read_hi = INFINITY;
 }
 
-/* Each of the two first samples puts the step within half its queueing
- * of its reading, and the model's error within server_step_us; a sample
- * that would move the reading out of where both put it reads something
- * else: a second step, or a new route, which the tests against the edges
- * tell. Taken as this one's error, a +171 ms step 8 s after a -1 ms one
- * moved the history before the first by half of it (the failover draw 17
- * of seed 4242), and the points' line read that as -1,000 ppm. Until
+/* Each sample read puts the step within half its queueing of its own
+ * reading, and the model's error within server_step_us: the two first
+ * (ts_step_settle) and every one since that was read. A sample that would
+ * move the reading out of where they all put it reads something else: a
+ * second step, or a new route, which the tests against the edges tell.
+ * Taken as this one's error, a +171 ms step 8 s after a -1 ms one moved
+ * the history before the first by half of it (the failover draw 17 of
+ * seed 4242), and the points' line read that as -1,000 ppm. Until
  * 2026-12-01 a reading again could move as far as the two agreed within,
  * the sum of their halves, where each confines the step to its own half:
  * a route change read as a +3 ms step, whose second sample had queued
  * 10.6 ms, took half of a -16 ms server step 2 s after it as its own
  * error, and the level sat 8 ms off for 74.8 s (the failover draw 197 of
- * seed 1203; 1.0 s now). */
-bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, double *move)
+ * seed 1203; 1.0 s now). Until 2026-12-02 only the two first samples set
+ * where: a route read as a +13 ms step, its two samples queued 26 and 21
+ * ms, took -11.9 ms of a -26 ms step 3 s later as its own error (a
+ * reading of 5.8 ms, where a sample between, queued 12 ms, put the step
+ * at 8 ms or more); the real step was then too vague to wait for, and the
+ * way down's edge sat 26 ms off for 185 s (the failover draw 10 of seed
+ * 1501; 0.5 s now). */
+bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, double server_step_us, double *move)
 {
     if (st->since == INT64_MIN || (double) (s->local - st->since) >= min_span_us)
         return false;
@@ -137,6 +144,11 @@ bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, doubl
         return false;
     st->least_up = least_up;
     st->least_down = least_down;
+    if (isfinite(st->read_lo)) {   /* (the two first are read before they settle it) */
+        double reading = (r_up - r_down) / 2, half = reading_error(r_up + r_down);
+        st->read_lo = fmax(st->read_lo, reading - half - server_step_us);
+        st->read_hi = fmin(st->read_hi, reading + half + server_step_us);
+    }
     if (step == st->stepped)
         return false;
     *move = step - st->stepped;

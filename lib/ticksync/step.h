@@ -31,7 +31,7 @@ typedef struct {
     ts_level_t  before;         /* the edges before the step, which the samples */
     double      least_up, least_down;   /* ... since meet at these least (ts_step_read), */
     double      stepped;        /* ... and the step they read, which the older history moved by */
-    double      read_lo, read_hi;   /* where the two samples' readings, each off by at most half its
+    double      read_lo, read_hi;   /* where the samples' readings, each off by at most half its
                                        queueing and server_step_us, put the step */
 } ts_step_t;
 
@@ -65,8 +65,10 @@ void ts_step_start(ts_step_t *st, int64_t at, const ts_level_t *l);
 /* s, within min_span_us of the step, joins the samples that read it;
  * true when the reading changed, by *move, which what was kept from
  * before the step moves by. A reading outside where the two first
- * samples put the step (ts_step_settle) is another move, and is left. */
-bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, double *move);
+ * samples (ts_step_settle) and each one read since put the step, each
+ * off by at most half its queueing and server_step_us, is another move,
+ * and is left. */
+bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, double server_step_us, double *move);
 /* The first two samples have read the step as step_a and step_b, each off
  * by at most half its queueing excess (excess_a, excess_b) and by
  * server_step_us: a reading again outside both is another move. */
