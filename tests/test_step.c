@@ -107,8 +107,10 @@ Test(step, each_sample_read_again_narrows_where_the_step_can_be)
     ts_sample_t s = sample(1000000, 10000, 3000, 3000);
     cr_assert(ts_step_read(&st, &s, 20e6, 4000, &move));
     s = sample(1100000, 10000, 2000, 2000);
-    ts_step_read(&st, &s, 20e6, 4000, &move);
+    cr_assert_not(ts_step_read(&st, &s, 20e6, 4000, &move), "the second reads the same 10 ms");
     ts_step_settle(&st, 4000, 10000, 6000, 10000, 4000);
+    cr_assert_float_eq(st.read_lo, 4000, 1e-9);
+    cr_assert_float_eq(st.read_hi, 16000, 1e-9);
     cr_assert_float_eq(st.stepped, 10000, 1e-9);
     s = sample(2000000, 10000, 0, 0);
     cr_assert_not(ts_step_read(&st, &s, 20e6, 4000, &move), "read exactly again: no move");
