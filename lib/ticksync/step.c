@@ -112,6 +112,16 @@ void ts_step_start(ts_step_t *st, int64_t at, const ts_level_t *l)
     st->read_hi = INFINITY;
 }
 
+/* A sample reading the step as reading, over its queueing excess, puts it
+ * within half that of the reading and server_step_us more: the window
+ * where the step can be narrows to that. */
+static void narrow(ts_step_t *st, double reading, double excess, double server_step_us)
+{
+    double half = reading_error(excess);
+    st->read_lo = fmax(st->read_lo, reading - half - server_step_us);
+    st->read_hi = fmin(st->read_hi, reading + half + server_step_us);
+}
+
 /* Each sample read puts the step within half its queueing of its own
  * reading, and the model's error within server_step_us: the two first
  * (ts_step_settle) and every one since that was read. A sample that would
@@ -144,11 +154,8 @@ bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, doubl
         return false;
     st->least_up = least_up;
     st->least_down = least_down;
-    if (isfinite(st->read_lo)) {   /* (the two first are read before they settle it) */
-        double reading = (r_up - r_down) / 2, half = reading_error(r_up + r_down);
-        st->read_lo = fmax(st->read_lo, reading - half - server_step_us);
-        st->read_hi = fmin(st->read_hi, reading + half + server_step_us);
-    }
+    if (isfinite(st->read_lo))   /* (the two first are read before they settle it) */
+        narrow(st, (r_up - r_down) / 2, r_up + r_down, server_step_us);
     if (step == st->stepped)
         return false;
     *move = step - st->stepped;
@@ -159,9 +166,8 @@ bool ts_step_read(ts_step_t *st, const ts_sample_t *s, double min_span_us, doubl
 void ts_step_settle(ts_step_t *st, double server_step_us, double step_a, double excess_a, double step_b,
                     double excess_b)
 {
-    double half_a = reading_error(excess_a), half_b = reading_error(excess_b);
-    st->read_lo = fmax(step_a - half_a, step_b - half_b) - server_step_us;
-    st->read_hi = fmin(step_a + half_a, step_b + half_b) + server_step_us;
+    narrow(st, step_a, excess_a, server_step_us);
+    narrow(st, step_b, excess_b, server_step_us);
 }
 
 /* The first ways came before there were edges to test them against, so
