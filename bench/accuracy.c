@@ -513,6 +513,20 @@ static double learner_now(const learner_t *l, double local)
 
 #define HANDOVERS_MAX 32   /* a run's handovers: every 60 s at the most, 20 minutes */
 
+/* How a handover moved the ways' bases: what tells it differs. A shorter
+ * round trip is below the edges' sum at once; one way longer and the
+ * other shorter puts a sample below one edge, as a server step does, with
+ * the round trip longer; both longer shows only in the round trips. */
+typedef enum { MOVE_SHORTER, MOVE_APART, MOVE_LONGER, MOVE_KINDS } move_kind_t;
+static const char *const move_names[MOVE_KINDS] = {
+    "round trip shorter", "one way longer, the other shorter, round trip longer", "both ways longer"
+};
+
+static move_kind_t move_kind(double d_up, double d_down)
+{
+    return d_up + d_down < 0 ? MOVE_SHORTER : d_up > 0 && d_down > 0 ? MOVE_LONGER : MOVE_APART;
+}
+
 /* What a run gives: p99 of each algorithm's error, and libticksync's
  * exchanges an hour and the share of frames its bound covered. */
 typedef struct {
@@ -529,6 +543,7 @@ typedef struct {
     double handover_s[HANDOVERS_MAX];   /* after each scored handover that moves the asymmetry by 5 ms or
                                            more: until libticksync stays within 5 ms of where it puts it,
                                            up to the next */
+    move_kind_t handover_kind[HANDOVERS_MAX];   /* ... and how each moved the ways */
     int    nhandovers;
     unsigned long long steps, resets;   /* libticksync's server steps and path resets */
 } result_t;
@@ -545,6 +560,7 @@ typedef struct {
                                         beyond where the new route's asymmetry puts it */
     double handover_at, since_handover;   /* the last handover that counts (0: none), and the last frame
                                              over 5 ms beyond where its asymmetry puts it */
+    move_kind_t handover_kind;
     double *each_s;                  /* the error once a second, scored frames only */
     size_t  neach_s;
     double  next_s;
@@ -648,8 +664,10 @@ static void print_lib_line(const trace_t *t, const ticksync_t *lib, lib_score_t 
  * took to stay within 5 ms of it joins res. */
 static void end_handover(const lib_score_t *ls, result_t *res)
 {
-    if (ls->handover_at > 0 && res->nhandovers < HANDOVERS_MAX)
+    if (ls->handover_at > 0 && res->nhandovers < HANDOVERS_MAX) {
+        res->handover_kind[res->nhandovers] = ls->handover_kind;
         res->handover_s[res->nhandovers++] = ls->since_handover > 0 ? (ls->since_handover - ls->handover_at) / 1e6 : 0;
+    }
 }
 
 static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
@@ -742,7 +760,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
             }
         }
         now = t_sync;
-        double asymmetry_was = path_asymmetry(&path);
+        double asymmetry_was = path_asymmetry(&path), up_was = path.base_up, down_was = path.base_down;
         exchange_t x = exchange(t, lib, &path, &lost_run, now);
         exchanges++;
         if (x.moved && t->handover_every_s > 0) {
@@ -753,6 +771,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
             bool counts = fabs(path_asymmetry(&path) - asymmetry_was) >= 5000
                           && now >= fmax(t->converge_from_s, from_s) * 1e6;
             ls.handover_at = counts ? now : 0;
+            ls.handover_kind = move_kind(path.base_up - up_was, path.base_down - down_was);
             ls.since_handover = 0;
         }
         if (x.moved)
@@ -1093,6 +1112,10 @@ static int run_draws(int n, bool list)
     double *handed = calloc((size_t) n * HANDOVERS_MAX, sizeof *handed);   /* after each handover that moves
                                                                              the asymmetry 5 ms */
     size_t nhanded = 0, handed_late = 0;
+    double *handed_by[MOVE_KINDS];   /* ... by how it moved the ways */
+    size_t nhanded_by[MOVE_KINDS] = { 0 }, late_by[MOVE_KINDS] = { 0 };
+    for (int m = 0; m < MOVE_KINDS; m++)
+        handed_by[m] = calloc((size_t) n * HANDOVERS_MAX, sizeof *handed_by[m]);
     double frames = 0, held = 0;   /* ... pooled */
     size_t nexpected = 0;
     rate_pool_t by_rate[RATE_KINDS] = { { 0 } };   /* ... pooled by the rate's kind */
@@ -1157,6 +1180,9 @@ static int run_draws(int n, bool list)
         for (int i = 0; i < res.nhandovers; i++) {
             handed[nhanded++] = res.handover_s[i];
             handed_late += res.handover_s[i] > 10;
+            move_kind_t m = res.handover_kind[i];
+            handed_by[m][nhanded_by[m]++] = res.handover_s[i];
+            late_by[m] += res.handover_s[i] > 10;
         }
         if (!isnan(res.step_apart_s)) {
             apart[napart++] = res.step_apart_s;
@@ -1261,6 +1287,13 @@ static int run_draws(int n, bool list)
                "within 5 ms of where the new asymmetry puts it, up to the next handover, %.1f s after it (median), "
                "%.1f s (p90), %.1f s (worst); later than 10 s after %zu.\n", nhanded, quantile(handed, nhanded, 0.5),
                quantile(handed, nhanded, 0.9), handed[nhanded - 1], handed_late);
+    for (int m = 0; m < MOVE_KINDS && nhanded > 0; m++) {
+        size_t k = nhanded_by[m];
+        qsort(handed_by[m], k, sizeof *handed_by[m], cmp_double);
+        printf("  %s (%zu): %.1f s (median), %.1f s (p90), %.1f s (worst); later than 10 s after %zu.\n",
+               move_names[m], k, quantile(handed_by[m], k, 0.5), quantile(handed_by[m], k, 0.9),
+               k ? handed_by[m][k - 1] : 0.0, late_by[m]);
+    }
     printf("libticksync: %.0f exchanges an hour (median); its bound covers %.2f%% of frames (median), %.2f%% (worst "
            "draw: %s); %ld frames went backwards.\nWorst against the learning oracle: %s.\n",
            quantile(per_hour, (size_t) n, 0.5), quantile(bound, (size_t) n, 0.5), bound[0], least_bound_what,
@@ -1302,6 +1335,8 @@ static int run_draws(int n, bool list)
     free(apart);
     free(route);
     free(handed);
+    for (int m = 0; m < MOVE_KINDS; m++)
+        free(handed_by[m]);
     free(expected);
     free(to_oracle);
     free(to_learn);
