@@ -34,7 +34,9 @@
  * every draw handovers, an outage and then each way's base moved, every
  * 60-300 s, as a mobile player's link has; --episodes gives every draw
  * congestion episodes, the way up queued and exchanges lost for 2-15 s,
- * every 60-300 s.
+ * every 60-300 s. --hinted tells libticksync of each route change and
+ * handover as it happens (ticksync_path_changed, as a game hears it from
+ * its platform), --needless-hints S every S seconds where nothing changed.
  *
  * Two references: the oracle is handed the true clock rate and learns each
  * way's least delay from the samples (the floor of any two-way estimator);
@@ -181,7 +183,29 @@ typedef struct {
     double base_up, base_down;
     bool   changed;
     int    handovers;
+    int    hints;      /* needless hints told so far */
 } path_t;
+
+/* --hinted: the game is told of each route change and handover as it
+ * happens (its platform's network-change event) and tells libticksync
+ * (ticksync_path_changed); --needless-hints S: it is also told every S
+ * seconds where nothing changed (a reconnect to the same access point),
+ * the hint's cost. Only libticksync hears them: the seeds' algorithms
+ * have no such call. */
+static bool   hinted = false;
+static double needless_hint_s = 0;
+
+/* Whether a needless hint falls due by true time now. */
+static bool needless_hint(path_t *p, double now)
+{
+    if (needless_hint_s <= 0)
+        return false;
+    int k = (int) (now / (needless_hint_s * 1e6));
+    if (k <= p->hints)
+        return false;
+    p->hints = k;
+    return true;
+}
 
 static path_t path_of(const trace_t *t)
 {
@@ -375,8 +399,10 @@ typedef struct {
 static exchange_t exchange(const trace_t *t, ticksync_t *lib, path_t *path, int *lost_run, double now)
 {
     exchange_t x = { .t1 = (int64_t) llround(local_at(t, now)) };
-    ticksync_sent(lib, x.t1);
     x.moved = path_advance(path, now);
+    if ((x.moved && hinted) || needless_hint(path, now))
+        ticksync_path_changed(lib);   /* before the request that takes the new route */
+    ticksync_sent(lib, x.t1);
     bool outage = path_out(path, now);
     bool lost = outage || *lost_run > 0 || uniform() < t->loss_p || (in_episode(t, now) && uniform() < t->episode_loss);
     if (lost && !outage) {
@@ -1603,7 +1629,8 @@ int main(int argc, char **argv)
     } switches[] = { { "--ticks", &ticks },           { "--list", &list },
                      { "--each", &each_draw },        { "--wide", &wide_draws },
                      { "--failover", &failover_draws }, { "--handovers", &handover_draws },
-                     { "--episodes", &episode_draws }, { "--learn-curved", &learn_curved } };
+                     { "--episodes", &episode_draws }, { "--learn-curved", &learn_curved },
+                     { "--hinted", &hinted } };
     for (int i = 1; i < argc; i += 2) {
         bool *on = NULL;
         for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
@@ -1643,6 +1670,10 @@ int main(int argc, char **argv)
             char *end;
             interval_max_s = strtod(argv[i + 1], &end);
             ok = *argv[i + 1] && !*end && interval_max_s >= 0 && interval_max_s <= 3600;
+        } else if (ok && strcmp(argv[i], "--needless-hints") == 0) {
+            char *end;
+            needless_hint_s = strtod(argv[i + 1], &end);
+            ok = *argv[i + 1] && !*end && needless_hint_s >= 1 && needless_hint_s <= 3600;
         } else if (ok && strcmp(argv[i], "--learn-window") == 0) {
             char *end;
             long v = strtol(argv[i + 1], &end, 10);
@@ -1663,6 +1694,8 @@ int main(int argc, char **argv)
                             "       ticksync-accuracy --runs N [--seed N] [--from S] [--trace NAME]\n"
                             "       (each also takes --interval-max S: libticksync's interval_max_us,\n"
                             "        --learn-window N: the samples the learning oracle fits, 2..192,\n"
+                            "        --hinted: libticksync is told of each route change as it happens,\n"
+                            "        --needless-hints S: and every S s where nothing changed,\n"
                             "        and --learn-curved: it fits a parabola, a rate changing at a constant pace)\n");
             return 2;
         }

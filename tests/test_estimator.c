@@ -394,6 +394,71 @@ Test(estimator, a_new_path_s_first_sample_alone_does_not_move_the_clock)
     ticksync_destroy(&ts);
 }
 
+/* A request sent at t1 on a path whose ways take up and down (µs), the
+ * server's clock and the client's both at the truth: its reply. */
+static ticksync_verdict_t reply_to(ticksync_t *ts, int64_t t1, int64_t up, int64_t down)
+{
+    return ticksync_sample(ts, t1, t1 + up, t1 + up + 50, t1 + up + 50 + down);
+}
+
+/* The game's platform tells of a new route (ticksync_path_changed): the
+ * first reply to a request sent after the call starts the new path, where
+ * the samples alone need a run of rises. A reply to a request sent before
+ * is the old route's: read as ever before that, and not at all after. A
+ * route 12 ms longer up and 2 ms longer down moves the symmetric split's
+ * offset by +5 ms; the clock the game told is on it three samples later,
+ * where the one it did not waits for six rises. */
+Test(estimator, a_new_route_the_game_tells_of_starts_at_the_next_reply)
+{
+    ticksync_t *told = clock_with(1000000, 0.5), *untold = clock_with(1000000, 0.5);
+    ticksync_t *both[2] = { told, untold };
+    int64_t t = 0;
+    for (int i = 0; i < 120; i++, t += 1000000)
+        for (int k = 0; k < 2; k++) {
+            ticksync_sent(both[k], t);
+            reply_to(both[k], t, 20000 + i * 37 % 5 * 100, 20000 + i * 53 % 5 * 100);
+        }
+    int64_t a = t, b = t + 10000, c = t + 30000;   /* a and b in flight when the platform tells */
+    for (int k = 0; k < 2; k++) {
+        ticksync_sent(both[k], a);
+        ticksync_sent(both[k], b);
+    }
+    ticksync_path_changed(told);
+    ticksync_stats_t st;
+    cr_assert_eq(reply_to(told, a, 20000, 20000), TICKSYNC_ACCEPTED, "the old route's, before the new one's");
+    ticksync_stats(told, &st);
+    cr_assert_eq(st.path_resets, 0, "a reply to a request sent before the call is the old path's");
+    for (int k = 0; k < 2; k++) {
+        ticksync_sent(both[k], c);
+        cr_assert_eq(reply_to(both[k], c, 32000, 22000), k == 0 ? TICKSYNC_ACCEPTED : TICKSYNC_REJECTED_DEV);
+    }
+    ticksync_stats(told, &st);
+    cr_assert_eq(st.path_resets, 1, "the first reply after the call starts the new path");
+    uint64_t dev = st.rejected_dev;
+    cr_assert_eq(reply_to(told, b, 20000, 70000), TICKSYNC_REJECTED_DEV, "a late reply of the old route");
+    ticksync_stats(told, &st);
+    cr_assert_eq(st.path_resets, 1);
+    cr_assert_eq(st.rejected_dev, dev + 1, "counted");
+    int64_t last = INT64_MIN;
+    for (t = c + 100000; t < c + 400000; t += 100000) {   /* the burst's first three, 60 Hz frames between */
+        for (int64_t frame = t - 100000; frame < t; frame += 16667) {
+            int64_t now = ticksync_now(told, frame);
+            cr_assert_geq(now, last, "the shown time never goes back");
+            last = now;
+        }
+        cr_assert_leq(ticksync_next_sync(told), t, "a burst");
+        for (int k = 0; k < 2; k++) {
+            ticksync_sent(both[k], t);
+            reply_to(both[k], t, 32000 + t / 100000 % 3 * 100, 22000 + t / 100000 % 5 * 100);
+        }
+    }
+    double on_new = (double) ticksync_offset(told, t), on_old = (double) ticksync_offset(untold, t);
+    cr_assert_lt(fabs(on_new - 5000), 500, "told: on the new route, %.0f us", on_new);
+    cr_assert_lt(fabs(on_old), 500, "not told: still on the old route's samples, %.0f us", on_old);
+    ticksync_destroy(&told);
+    ticksync_destroy(&untold);
+}
+
 static void a_little_longer_at_60s(double t, path_t *p)
 {
     if (t >= 60e6)   /* a new route 7 ms longer each way: over the outlier limit, under path_change_us */

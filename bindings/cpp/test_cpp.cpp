@@ -53,6 +53,9 @@ static void estimator()
     CHECK(c.sample(micros(100000), micros(1104000), micros(1104000), micros(110000)) == TICKSYNC_ACCEPTED, "accepted");
     CHECK(c.now(micros(200000)) == micros(1199000), "now %lld", (long long) c.now(micros(200000)).count());
     CHECK(c.delay() == micros(10000), "delay");
+    c.path_changed();   // the platform says the network changed: the next reply starts a new path
+    CHECK(c.sample(micros(200000), micros(1206000), micros(1206000), micros(210000)) == TICKSYNC_ACCEPTED, "accepted");
+    CHECK(c.stats().path_resets == 1, "a new path");
     ticksync::Clock moved = std::move(c);   // ownership moves with the object
     CHECK(moved.get() != nullptr, "moved");
 }

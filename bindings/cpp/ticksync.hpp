@@ -120,6 +120,7 @@ public:
     }
     void resync() { ticksync_resync(h()); }
     void resume() { ticksync_resume(h()); }   // back from pause or the background: counted, then a burst
+    void path_changed() { ticksync_path_changed(h()); }   // another interface or access point: a new path at the next reply
 
     ticksync_t *get() const { return h(); }
 

@@ -29,7 +29,7 @@ fi
 exports=(session_new session_destroy session_reset session_hello session_sync session_receive session_receive_at
          session_state session_clock session_server_rtt session_last_error session_replaced
          now error_bound expected_error offset delay frequency synced next_sync message_age stats
-         ticks_default server_tick input_tick render_time jitter time_scale resync resume)
+         ticks_default server_tick input_tick render_time jitter time_scale resync resume path_changed)
 list=_malloc,_free
 for f in "${exports[@]}"; do list+=",_ticksync_$f"; done
 emcc -Oz -flto -DTICKSYNC_NO_UDP -Wall -Wextra -Werror \

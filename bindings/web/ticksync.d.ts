@@ -96,6 +96,8 @@ export declare class TicksyncClient {
   resync(): void;
   /** The game was paused or in the background: counted in stats().resumes, and a burst follows. A tab shown again, or a page resumed from frozen, does this itself. */
   resume(): void;
+  /** The network changed (another interface or access point): the next reply starts a new path, and a burst follows. Only for a real change: a needless one costs the seconds a new path takes to settle. */
+  pathChanged(): void;
   setTicks(tickMs: number, epochMs?: number, margin?: number, maxScale?: number): void;
   /** The tick the server simulates now, and how far into it (0..1). */
   serverTick(): { tick: number; fraction: number };

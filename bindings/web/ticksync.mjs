@@ -307,6 +307,8 @@ export class TicksyncClient {
   resync() { this._m._ticksync_resync(this._c); this._pump(); }
   /** The game was paused or in the background: counted in stats().resumes, and a burst follows (a tab shown again does this itself). */
   resume() { this._m._ticksync_resume(this._c); this._pump(); }
+  /** The network changed (another interface or access point): the next reply starts a new path, and a burst follows. Only for a real change: a needless one costs the seconds a new path takes to settle. */
+  pathChanged() { this._m._ticksync_path_changed(this._c); this._pump(); }
 
   // ---- the timeline ----------------------------------------------------------
 

@@ -60,6 +60,8 @@ struct ticksync_t {
     double   shown_offset;
     int64_t  last_now;
     int64_t  newest;                        /* the newest exchange's local time (ticksync_sample) */
+    int64_t  told_after;                    /* ticksync_path_changed: the last request sent before it, */
+    bool     told;                          /* ... and whether the new path's first reply is still to come */
     bool     held_over;                     /* the old path's estimate, while the new path has one sample: */
     double   held_offset;                   /* ... its offset at held_local */
     int64_t  held_local;
@@ -124,6 +126,7 @@ ticksync_t *ticksync_new(const ticksync_config_t *config)
     ts_level_init(&self->level, c.up_fraction);
     ts_step_clear(&self->step);
     self->newest = INT64_MIN / 2;
+    self->told_after = INT64_MIN;
     return self;
 }
 
@@ -469,6 +472,14 @@ ticksync_verdict_t ticksync_sample(ticksync_t *self, int64_t t1, int64_t t2, int
                    .delay = delay };
     if (s.local > self->newest)
         self->newest = s.local;
+    if (self->told && t1 > self->told_after) {   /* the first reply of the path the game told of */
+        self->told = false;
+        if (chosen(self))
+            reset_filter(self, s.local);
+    } else if (!self->told && t1 <= self->told_after) {   /* the old route's, after the new one's first */
+        self->stats.rejected_dev++;
+        return TICKSYNC_REJECTED_DEV;
+    }
     if (chosen(self) && ts_path_rise(&self->path, &self->filter, &self->jitter, delay, (double) self->cfg.path_change_us,
                                      outlier_limit(self), self->cfg.path_change_count))
         reset_filter(self, s.local);
@@ -668,6 +679,22 @@ int64_t ticksync_jitter(const ticksync_t *self)
 void ticksync_resync(ticksync_t *self)
 {
     ts_poll_burst(&self->poll);
+}
+
+/* The game was told by its platform that the network changed (another
+ * interface, another access point): a new route, which the samples alone
+ * tell only once enough of them show it (docs/DESIGN.md, "A new route").
+ * Requests sent from now on take the new route: the first reply to one
+ * starts the new path, and a reply to an earlier one arriving after that
+ * is the old route's and is not read. The game's word is taken as it is:
+ * read against the old edges first, a single reply's evidence is a
+ * changing rate's or a queue's as often as a route's (bench/RESULTS.md
+ * 5.H). */
+void ticksync_path_changed(ticksync_t *self)
+{
+    self->told_after = self->poll.sent_any ? self->poll.last_sent : INT64_MIN;
+    self->told = true;
+    ticksync_resync(self);
 }
 
 void ticksync_resume(ticksync_t *self)

@@ -79,7 +79,8 @@ typedef enum {
                                     ±2^60 µs, a local time over max_rtt_us behind the newest exchange's */
     TICKSYNC_REJECTED_RTT,       /* over max_rtt_us */
     TICKSYNC_REJECTED_DEV,       /* over the delay-deviation ratio: never admitted, though still read for
-                                    a server step where one way is below its edge */
+                                    a server step where one way is below its edge; or a reply from the
+                                    route before ticksync_path_changed */
 } ticksync_verdict_t;
 
 typedef struct {
@@ -205,6 +206,17 @@ TICKSYNC_API double  ticksync_time_scale(ticksync_t *clock, const ticksync_ticks
 /* Starts a burst of exchanges now (a manual re-sync, after a reconnect or a
  * level load). */
 TICKSYNC_API void    ticksync_resync(ticksync_t *clock);
+/* The game's platform says the network path changed (another interface or
+ * access point: Android's ConnectivityManager callbacks, iOS's
+ * NWPathMonitor, the browser's navigator.connection "change"). The first
+ * reply to a request sent after this starts a new path, as one the
+ * samples tell does (ticksync_stats_t.path_resets: the drift carried, the
+ * shown time slewed, never stepped back), without waiting for the samples
+ * to prove it; a reply to an earlier request that arrives after that is
+ * the old route's and is rejected (TICKSYNC_REJECTED_DEV). A burst
+ * follows. A needless call costs the few seconds a new path takes to
+ * settle (bench/RESULTS.md 5.H). */
+TICKSYNC_API void    ticksync_path_changed(ticksync_t *clock);
 /* The game says it was paused or in the background (a tab shown again, an
  * app back from suspension): as a gap the clock notices itself, it counts
  * in ticksync_stats_t.resumes and starts a burst. */

@@ -27,6 +27,9 @@ def test_the_clock_estimates_from_exchanges():
         assert c.stats()["accepted"] == 2
         c.resume()   # the game says it was in the background
         assert c.stats()["resumes"] == 1
+        c.path_changed()   # the platform says the network changed: the next reply starts a new path
+        assert c.sample(200000, 1206000, 1206000, 210000) == ticksync.ACCEPTED
+        assert c.stats()["path_resets"] == 1
 
 
 def test_bad_arguments_are_clear_exceptions():

@@ -103,6 +103,7 @@ _render_time = _fn("ticksync_render_time", _i64, _p, ctypes.POINTER(_Ticks), _i6
 _time_scale = _fn("ticksync_time_scale", ctypes.c_double, _p, ctypes.POINTER(_Ticks), _i64, _i64, ctypes.c_double)
 _resync = _fn("ticksync_resync", None, _p)
 _resume = _fn("ticksync_resume", None, _p)
+_path_changed = _fn("ticksync_path_changed", None, _p)
 _client_new = _fn("ticksync_client_new", _p, ctypes.POINTER(_ClientOptions), ctypes.c_char_p)
 _client_destroy = _fn("ticksync_client_destroy", None, ctypes.POINTER(_p))
 _client_run = _fn("ticksync_client_run", ctypes.c_int, _p, ctypes.c_int)
@@ -247,6 +248,11 @@ class Clock(_Owned):
     def resume(self):
         """The game was paused or in the background: counted in stats, then a burst."""
         _resume(self._h)
+
+    def path_changed(self):
+        """The network changed (another interface or access point): the next
+        reply starts a new path, then a burst. Only for a real change."""
+        _path_changed(self._h)
 
 
 class Client(_Owned):

@@ -37,6 +37,9 @@ static class TestClient
             Check(c.Now(200000) == 1199000, "now " + c.Now(200000));
             Check(c.Delay == 10000, "delay");
             Check(c.Stats.Accepted == 2, "stats");
+            c.PathChanged();   // the platform says the network changed: the next reply starts a new path
+            Check(c.Sample(200000, 1206000, 1206000, 210000) == 0, "accepted");
+            Check(c.Stats.PathResets == 1, "a new path");
         }
     }
 

@@ -92,6 +92,9 @@ await test('answers the timeline', async () => {
   const resumes = c.stats().samples;
   c.resync();
   await until('a burst after resync', () => c.stats().samples >= resumes + 3, 2000);
+  const resets = c.stats().pathResets;
+  c.pathChanged();   // the platform says the network changed: the next reply starts a new path
+  await until('a new path at the next reply', () => c.stats().pathResets === resets + 1, 2000);
   c.close();
 });
 

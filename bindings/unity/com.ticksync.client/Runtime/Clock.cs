@@ -56,6 +56,10 @@ namespace Ticksync
         public void Resync() { Native.ticksync_resync(Handle); }
         /// <summary>Back from pause or the background (OnApplicationPause(false)): counted, then a burst.</summary>
         public void Resume() { Native.ticksync_resume(Handle); }
+        /// <summary>The network changed (another interface or access point, e.g. Application.internetReachability
+        /// going from ReachableViaLocalAreaNetwork to ReachableViaCarrierDataNetwork): the next reply starts a new
+        /// path, then a burst. Only for a real change: a needless one costs the seconds a new path takes to settle.</summary>
+        public void PathChanged() { Native.ticksync_path_changed(Handle); }
 
         IntPtr Handle
         {

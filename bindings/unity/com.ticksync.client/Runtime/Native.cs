@@ -71,6 +71,7 @@ namespace Ticksync
         [DllImport(Lib)] internal static extern double ticksync_time_scale(IntPtr self, ref Ticks t, long local, long clientTick, double clientFraction);
         [DllImport(Lib)] internal static extern void ticksync_resync(IntPtr self);
         [DllImport(Lib)] internal static extern void ticksync_resume(IntPtr self);
+        [DllImport(Lib)] internal static extern void ticksync_path_changed(IntPtr self);
 
         [DllImport(Lib)] internal static extern IntPtr ticksync_client_new(ref ClientOptions options, byte[] err);
         [DllImport(Lib)] internal static extern void ticksync_client_destroy(ref IntPtr self);
