@@ -688,8 +688,8 @@ void ticksync_resync(ticksync_t *self)
  * starts the new path, and a reply to an earlier one arriving after that
  * is the old route's and is not read. The game's word is taken as it is:
  * read against the old edges first, a single reply's evidence is a
- * changing rate's or a queue's as often as a route's (bench/RESULTS.md
- * 5.H). */
+ * changing rate's or a queue's as often as a route's (docs/DESIGN.md,
+ * "A new route the game tells of"). */
 void ticksync_path_changed(ticksync_t *self)
 {
     self->told_after = self->poll.sent_any ? self->poll.last_sent : INT64_MIN;
