@@ -4,7 +4,8 @@
  * (ticksync_session passes t2 and t3 as they come off the wire, and t1 as
  * the server echoes it), exchanges near a plausible server time, the game
  * asking the time once a frame (which must never run backwards) and a
- * message's age, pauses of up to a day, resyncs, resumes, a new interval.
+ * message's age, pauses of up to a day, resyncs, resumes, the game's word
+ * that the network changed, a new interval.
  * Nothing may crash, read out of bounds or overflow (UBSan). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -76,6 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         default:
             if (op & 0x10)
                 ticksync_resume(clock);
+            else if (op & 0x40)
+                ticksync_path_changed(clock);
             else if (op & 0x20)
                 ticksync_set_interval(clock, (int64_t) take(&in, 4));
             else
