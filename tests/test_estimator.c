@@ -355,10 +355,10 @@ Test(estimator, a_route_change_resets_the_filter_and_is_followed)
 /* One exchange of a path whose ways take up_us and down_us, at true time
  * t_us, the server's clock server_us ahead of the truth and the client's
  * at the truth. */
-static void exchange_at(ticksync_t *ts, int64_t t_us, double up_us, double down_us, double server_us)
+static ticksync_verdict_t exchange_at(ticksync_t *ts, int64_t t_us, double up_us, double down_us, double server_us)
 {
     int64_t t2 = t_us + (int64_t) llround(up_us + server_us);
-    ticksync_sample(ts, t_us, t2, t2 + 50, t_us + (int64_t) llround(up_us + 50 + down_us));
+    return ticksync_sample(ts, t_us, t2, t2 + 50, t_us + (int64_t) llround(up_us + 50 + down_us));
 }
 
 /* The run of rises that tells a new route ends on a rise, here queued
@@ -394,13 +394,6 @@ Test(estimator, a_new_path_s_first_sample_alone_does_not_move_the_clock)
     ticksync_destroy(&ts);
 }
 
-/* A request sent at t1 on a path whose ways take up and down (µs), the
- * server's clock and the client's both at the truth: its reply. */
-static ticksync_verdict_t reply_to(ticksync_t *ts, int64_t t1, int64_t up, int64_t down)
-{
-    return ticksync_sample(ts, t1, t1 + up, t1 + up + 50, t1 + up + 50 + down);
-}
-
 /* The game's platform tells of a new route (ticksync_path_changed): the
  * first reply to a request sent after the call starts the new path, where
  * the samples alone need a run of rises. A reply to a request sent before
@@ -416,7 +409,7 @@ Test(estimator, a_new_route_the_game_tells_of_starts_at_the_next_reply)
     for (int i = 0; i < 120; i++, t += 1000000)
         for (int k = 0; k < 2; k++) {
             ticksync_sent(both[k], t);
-            reply_to(both[k], t, 20000 + i * 37 % 5 * 100, 20000 + i * 53 % 5 * 100);
+            exchange_at(both[k], t, 20000 + i * 37 % 5 * 100, 20000 + i * 53 % 5 * 100, 0);
         }
     int64_t a = t, b = t + 10000, c = t + 30000;   /* a and b in flight when the platform tells */
     for (int k = 0; k < 2; k++) {
@@ -425,17 +418,17 @@ Test(estimator, a_new_route_the_game_tells_of_starts_at_the_next_reply)
     }
     ticksync_path_changed(told);
     ticksync_stats_t st;
-    cr_assert_eq(reply_to(told, a, 20000, 20000), TICKSYNC_ACCEPTED, "the old route's, before the new one's");
+    cr_assert_eq(exchange_at(told, a, 20000, 20000, 0), TICKSYNC_ACCEPTED, "the old route's, before the new one's");
     ticksync_stats(told, &st);
     cr_assert_eq(st.path_resets, 0, "a reply to a request sent before the call is the old path's");
     for (int k = 0; k < 2; k++) {
         ticksync_sent(both[k], c);
-        cr_assert_eq(reply_to(both[k], c, 32000, 22000), k == 0 ? TICKSYNC_ACCEPTED : TICKSYNC_REJECTED_DEV);
+        cr_assert_eq(exchange_at(both[k], c, 32000, 22000, 0), k == 0 ? TICKSYNC_ACCEPTED : TICKSYNC_REJECTED_DEV);
     }
     ticksync_stats(told, &st);
     cr_assert_eq(st.path_resets, 1, "the first reply after the call starts the new path");
     uint64_t dev = st.rejected_dev;
-    cr_assert_eq(reply_to(told, b, 20000, 70000), TICKSYNC_REJECTED_DEV, "a late reply of the old route");
+    cr_assert_eq(exchange_at(told, b, 20000, 70000, 0), TICKSYNC_REJECTED_DEV, "a late reply of the old route");
     ticksync_stats(told, &st);
     cr_assert_eq(st.path_resets, 1);
     cr_assert_eq(st.rejected_dev, dev + 1, "counted");
@@ -449,7 +442,7 @@ Test(estimator, a_new_route_the_game_tells_of_starts_at_the_next_reply)
         cr_assert_leq(ticksync_next_sync(told), t, "a burst");
         for (int k = 0; k < 2; k++) {
             ticksync_sent(both[k], t);
-            reply_to(both[k], t, 32000 + t / 100000 % 3 * 100, 22000 + t / 100000 % 5 * 100);
+            exchange_at(both[k], t, 32000 + t / 100000 % 3 * 100, 22000 + t / 100000 % 5 * 100, 0);
         }
     }
     double on_new = (double) ticksync_offset(told, t), on_old = (double) ticksync_offset(untold, t);
