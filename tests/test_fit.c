@@ -21,6 +21,14 @@ static double hull_chord(int n)
     return ts_fit_hull_slope(t, y, &hull);
 }
 
+/* The points' median residual over the least, from a line of slope. */
+static double spread_of(const double *pt, const double *py, int n, double slope)
+{
+    double spread = -1;
+    ts_fit_residuals(pt, py, n, slope, &spread);
+    return spread;
+}
+
 /* A way: fixed delay 20 ms plus slope × t, t one second apart, plus
  * exponential queueing of mean q (µs) drawn from seed. */
 static void way(double slope, double q, unsigned seed)
@@ -77,7 +85,7 @@ Test(fit, spikes_above_the_edge_do_not_move_it)
     for (int i = 0; i < N; i += 3)
         y[i] += 50000;   /* a radio waking: 50 ms more for a third of the points */
     cr_assert_float_eq(hull_chord(N), 10e-6, 1e-12);
-    cr_assert_float_eq(ts_fit_edge_noise(t, y, N, 10e-6), 1, 1e-9, "the edge itself is exact: the floor of 1 µs");
+    cr_assert_float_eq(ts_fit_residuals(t, y, N, 10e-6, NULL), 1, 1e-9, "the edge itself is exact: the floor of 1 µs");
 }
 
 Test(fit, the_edge_noise_is_the_spacing_of_the_least_residuals)
@@ -86,10 +94,10 @@ Test(fit, the_edge_noise_is_the_spacing_of_the_least_residuals)
         t[i] = i;
         y[i] = 3.0 * i + (i % 2 ? 1000 : 10.0 * i);   /* residuals 0, 1000, 20, 1000, 40, ... 80 */
     }
-    cr_assert_float_eq(ts_fit_edge_noise(t, y, 10, 3.0), 20.0, 1e-9, "the five least: 0, 20, 40, 60, 80");
-    cr_assert_float_eq(ts_fit_spread(t, y, 10, 3.0), 1000.0, 1e-9, "the median residual (the 6th of 10) over the least");
-    cr_assert_float_eq(ts_fit_spread(t, y, 9, 3.0), 80.0, 1e-9, "of 9, the 5th");
-    cr_assert_float_eq(ts_fit_spread(t, y, 0, 3.0), 0, 1e-12);
+    cr_assert_float_eq(ts_fit_residuals(t, y, 10, 3.0, NULL), 20.0, 1e-9, "the five least: 0, 20, 40, 60, 80");
+    cr_assert_float_eq(spread_of(t, y, 10, 3.0), 1000.0, 1e-9, "the median residual (the 6th of 10) over the least");
+    cr_assert_float_eq(spread_of(t, y, 9, 3.0), 80.0, 1e-9, "of 9, the 5th");
+    cr_assert_float_eq(spread_of(t, y, 0, 3.0), 0, 1e-12);
 }
 
 Test(fit, order_statistics)
@@ -152,7 +160,7 @@ Test(fit, the_spread_is_the_sorted_median_over_the_least)
             sorted[i] = y[i];
         }
         qsort(sorted, (size_t) n, sizeof *sorted, by_value);
-        cr_assert_float_eq(ts_fit_spread(t, y, n, 0), sorted[n / 2] - sorted[0], 1e-12, "n %d", n);
+        cr_assert_float_eq(spread_of(t, y, n, 0), sorted[n / 2] - sorted[0], 1e-12, "n %d", n);
     }
 }
 
@@ -290,4 +298,38 @@ Test(fit, the_bend_and_turn_tests_rarely_fire_on_a_steady_rate)
         seen += bend > TS_TUNING.bend_z;
     }
     cr_assert_geq(seen, 90, "a bend of 0.3 ppm/s over 192 s seen in %d of 100", seen);
+}
+
+Test(fit, the_least_squares_line_weighs_each_point)
+{
+    double lt[5] = { 0, 1, 2, 3, 4 }, ly[5] = { 1, 3, 5, 7, 9 };   /* y = 1 + 2 t, exactly */
+    ts_fit_line_t line;
+    cr_assert(ts_fit_line(lt, ly, NULL, 5, &line));
+    cr_assert_float_eq(line.slope, 2, 1e-12);
+    cr_assert_float_eq(line.mean_t, 2, 1e-12);
+    cr_assert_float_eq(line.mean_y, 5, 1e-12);
+    cr_assert_float_eq(line.se, 0, 1e-12, "on the line: no error");
+
+    /* one point off by 4: the slope's error is the residuals' over the times' spread */
+    ly[4] = 13;
+    cr_assert(ts_fit_line(lt, ly, NULL, 5, &line));
+    cr_assert_float_eq(line.slope, 2.8, 1e-12, "sty 28 over stt 10");
+    cr_assert_float_eq(line.mean_y, 5.8, 1e-12);
+    /* residuals 0.8, 0, -0.8, -1.6, 1.6: 6.4 over 3 degrees of freedom, over stt 10 */
+    cr_assert_float_eq(line.se, sqrt(6.4 / 3 / 10), 1e-12);
+
+    /* the off point weighed as none: the line through the other four */
+    double w[5] = { 1, 1, 1, 1, 0 };
+    cr_assert(ts_fit_line(lt, ly, w, 5, &line));
+    cr_assert_float_eq(line.slope, 2, 1e-12);
+    cr_assert_float_eq(line.mean_t, 1.5, 1e-12);
+
+    /* every point at one time: no slope, but the means */
+    double same[3] = { 7, 7, 7 }, vals[3] = { 1, 2, 6 };
+    cr_assert_not(ts_fit_line(same, vals, NULL, 3, &line));
+    cr_assert_float_eq(line.mean_t, 7, 1e-12);
+    cr_assert_float_eq(line.mean_y, 3, 1e-12);
+    cr_assert_float_eq(line.slope, 0, 1e-12);
+    cr_assert(ts_fit_line(lt, ly, NULL, 2, &line));
+    cr_assert(isinf(line.se), "two points: a line, and no error to tell");
 }

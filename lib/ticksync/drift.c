@@ -17,33 +17,36 @@ static double clamp_freq(double f)
     return f > TS_TUNING.max_freq ? TS_TUNING.max_freq : f < -TS_TUNING.max_freq ? -TS_TUNING.max_freq : f;
 }
 
-/* A point's offset is wrong by at most half its delay's excess over the
- * least delay seen: the less excess, the more weight. */
-static double point_weight(const ts_point_t *p, int64_t dmin)
+/* The points as fit.h's arrays: each one's time from the earliest's (*lo;
+ * *hi the latest's), its offset from the origin's, and its weight: a
+ * point's offset is wrong by at most half its delay's excess over the
+ * least delay among them, so the less excess, the more weight. */
+static void points_arrays(const ts_rings_t *r, double *t, double *y, double *w, int64_t *lo, int64_t *hi)
 {
-    double excess = (double) (p->delay - dmin) + TS_TUNING.weight_floor_us;
-    return 1.0 / (excess * excess);
+    int64_t dmin = INT64_MAX;
+    *lo = INT64_MAX;
+    *hi = INT64_MIN;
+    for (int i = 0; i < r->npoints; i++) {
+        const ts_point_t *p = ts_rings_point(r, i);
+        int64_t at = ts_rings_local(r, p->local);
+        *lo = at < *lo ? at : *lo;
+        *hi = at > *hi ? at : *hi;
+        dmin = p->delay < dmin ? p->delay : dmin;
+    }
+    for (int i = 0; i < r->npoints; i++) {
+        const ts_point_t *p = ts_rings_point(r, i);
+        double excess = (double) (p->delay - dmin) + TS_TUNING.weight_floor_us;
+        t[i] = (double) (ts_rings_local(r, p->local) - *lo);
+        y[i] = p->offset;
+        w[i] = 1.0 / (excess * excess);
+    }
 }
 
-void ts_drift_points_mean(const ts_rings_t *r, int64_t *lo, int64_t *dmin, double *mt, double *mo)
+bool ts_drift_points_line(const ts_rings_t *r, int64_t *lo, int64_t *hi, ts_fit_line_t *line)
 {
-    *lo = INT64_MAX;
-    *dmin = INT64_MAX;
-    for (int i = 0; i < r->npoints; i++) {
-        const ts_point_t *p = ts_rings_point(r, i);
-        *lo = ts_rings_local(r, p->local) < *lo ? ts_rings_local(r, p->local) : *lo;
-        *dmin = p->delay < *dmin ? p->delay : *dmin;
-    }
-    double sw = 0, t = 0, o = 0;
-    for (int i = 0; i < r->npoints; i++) {
-        const ts_point_t *p = ts_rings_point(r, i);
-        double w = point_weight(p, *dmin);
-        sw += w;
-        t += w * (double) (ts_rings_local(r, p->local) - *lo);
-        o += w * p->offset;
-    }
-    *mt = t / sw;
-    *mo = o / sw;
+    double t[TICKSYNC_POINTS_MAX], y[TICKSYNC_POINTS_MAX], w[TICKSYNC_POINTS_MAX];
+    points_arrays(r, t, y, w, lo, hi);
+    return ts_fit_line(t, y, w, r->npoints, line);
 }
 
 /* Whether the ways from the first (ts_rings_ways_from: since the last
@@ -92,37 +95,16 @@ static void set_drift(ts_drift_t *d, double rate, double se, double error, int64
  * until the ways span enough to give it. */
 void ts_drift_from_points(ts_drift_t *d, const ts_rings_t *r, int64_t since)
 {
-    int n = r->npoints;
-    if (n < TS_TUNING.fit_points)
+    if (r->npoints < TS_TUNING.fit_points)
         return;
-    int64_t lo, dmin, hi = INT64_MIN;
-    double mt, mo;
-    ts_drift_points_mean(r, &lo, &dmin, &mt, &mo);
-    for (int i = 0; i < n; i++) {
-        int64_t at = ts_rings_local(r, ts_rings_point(r, i)->local);
-        hi = at > hi ? at : hi;
-    }
-    if ((double) (hi - lo) < d->min_span)
+    int64_t lo, hi;
+    ts_fit_line_t line;
+    if (!ts_drift_points_line(r, &lo, &hi, &line) || (double) (hi - lo) < d->min_span)
         return;
-    double stt = 0, sto = 0;
-    for (int i = 0; i < n; i++) {
-        const ts_point_t *p = ts_rings_point(r, i);
-        double w = point_weight(p, dmin), dt = (double) (ts_rings_local(r, p->local) - lo) - mt;
-        stt += w * dt * dt;
-        sto += w * dt * (p->offset - mo);
-    }
-    if (stt <= 0)
-        return;
-    double f = sto / stt, rss = 0;
-    for (int i = 0; i < n; i++) {
-        const ts_point_t *p = ts_rings_point(r, i);
-        double e = p->offset - mo - f * ((double) (ts_rings_local(r, p->local) - lo) - mt);
-        rss += point_weight(p, dmin) * e * e;
-    }
-    d->line = (ts_rate_t) { f, n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY };
+    d->line = (ts_rate_t) { line.slope, line.se };
     d->known = true;
     if (!ways_span(d, r, ts_rings_ways_from(r, since)))
-        set_drift(d, f, d->line.se, d->line.se, hi);
+        set_drift(d, line.slope, line.se, line.se, hi);
 }
 
 /* The bend test, wherever a window's halves are compared: drifts apart

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fit.h"
 #include "rings.h"
 
 /* A source's drift and the standard error it states. */
@@ -77,9 +78,10 @@ void ts_drift_new_path(ts_drift_t *d, int64_t local);
  * give the drift once they span min_span, read it off a 20 s window. */
 void ts_drift_stepped(ts_drift_t *d, int64_t local);
 
-/* The points' weighted means: local time (from *lo, the earliest) and
- * offset (from the origin's), each point weighted by how little its delay
- * exceeds their least (*dmin). */
-void ts_drift_points_mean(const ts_rings_t *r, int64_t *lo, int64_t *dmin, double *mt, double *mo);
+/* The points' weighted least-squares line (ts_fit_line): local time from
+ * *lo, the earliest point's (*hi the latest's), and offset from the
+ * origin's, each point weighted by how little its delay exceeds their
+ * least. Its means are filled even where it returns false. */
+bool ts_drift_points_line(const ts_rings_t *r, int64_t *lo, int64_t *hi, ts_fit_line_t *line);
 
 #endif

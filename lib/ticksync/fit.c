@@ -133,7 +133,7 @@ static double kth_least(double *v, int n, int k)
  * measurements on, where the spacing at the bottom is not: it tells a way
  * that queues, a congested uplink, from one that does not). One pass
  * gives both, as the drift wants both of one chord. */
-static double residuals(const double *t, const double *y, int n, double slope, double *spread)
+double ts_fit_residuals(const double *t, const double *y, int n, double slope, double *spread)
 {
     double least[TS_FIT_EDGE_K], r[TS_FIT_MAX];
     int k = 0;
@@ -146,18 +146,6 @@ static double residuals(const double *t, const double *y, int n, double slope, d
     return ts_fit_spacing(least, k);
 }
 
-double ts_fit_edge_noise(const double *t, const double *y, int n, double slope)
-{
-    return residuals(t, y, n, slope, NULL);
-}
-
-double ts_fit_spread(const double *t, const double *y, int n, double slope)
-{
-    double spread;
-    residuals(t, y, n, slope, &spread);
-    return spread;
-}
-
 /* The chord of one way's points (t[i], y[i]), and in *err its error: the
  * chord's ends can sit above the true edge by about the spacing of the
  * way's least measurements, 1 - 2 chord_at of the span apart. */
@@ -165,7 +153,7 @@ double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const t
                        double *spread)
 {
     double s = ts_fit_hull_slope(t, y, hull), apart = (t[hi - 1] - t[lo]) * (1 - 2 * TS_TUNING.chord_at);
-    double noise = residuals(t + lo, y + lo, hi - lo, s, spread);
+    double noise = ts_fit_residuals(t + lo, y + lo, hi - lo, s, spread);
     *err = apart > 0 ? M_SQRT2 * noise / apart : INFINITY;
     return s;
 }
@@ -204,27 +192,46 @@ double ts_fit_alike_error(double su, double eu, double sd, double ed)
     return fmax(hypot(eu, ed) / 2, fabs(su + sd) / 2);
 }
 
+/* Weighted sums over the points, their means first: each weight w[i] (1
+ * without w) times dt = t[i] - mean_t, squared and times dy. */
+bool ts_fit_line(const double *t, const double *y, const double *w, int n, ts_fit_line_t *line)
+{
+    double sw = 0, st = 0, sy = 0;
+    for (int i = 0; i < n; i++) {
+        double wi = w ? w[i] : 1;
+        sw += wi;
+        st += wi * t[i];
+        sy += wi * y[i];
+    }
+    double mt = st / sw, my = sy / sw, stt = 0, sty = 0;
+    for (int i = 0; i < n; i++) {
+        double wi = w ? w[i] : 1, dt = t[i] - mt;
+        stt += wi * dt * dt;
+        sty += wi * dt * (y[i] - my);
+    }
+    *line = (ts_fit_line_t) { .mean_t = mt, .mean_y = my };
+    if (!(stt > 0))
+        return false;
+    double slope = sty / stt, rss = 0;
+    for (int i = 0; i < n; i++) {
+        double e = y[i] - my - slope * (t[i] - mt);
+        rss += (w ? w[i] : 1) * e * e;
+    }
+    line->slope = slope;
+    line->se = n > 2 ? sqrt(rss / (n - 2) / stt) : INFINITY;
+    return true;
+}
+
 bool ts_fit_too_few_runs(const double *t, const double *y, int n, double z)
 {
     if (n < 8)
         return false;
-    double mt = 0, my = 0;
-    for (int i = 0; i < n; i++) {
-        mt += t[i];
-        my += y[i];
-    }
-    mt /= n;
-    my /= n;
-    double stt = 0, sty = 0;
-    for (int i = 0; i < n; i++) {
-        stt += (t[i] - mt) * (t[i] - mt);
-        sty += (t[i] - mt) * (y[i] - my);
-    }
-    double slope = stt > 0 ? sty / stt : 0;
+    ts_fit_line_t line;
+    ts_fit_line(t, y, NULL, n, &line);
     int pos = 0, runs = 0;
     bool last = false;
     for (int i = 0; i < n; i++) {
-        bool above = y[i] - my - slope * (t[i] - mt) > 0;
+        bool above = y[i] - line.mean_y - line.slope * (t[i] - line.mean_t) > 0;
         pos += above;
         runs += i == 0 || above != last;
         last = above;

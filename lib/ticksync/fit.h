@@ -34,8 +34,8 @@ double ts_fit_hull_slope(const double *t, const double *y, const ts_fit_hull_t *
 /* The chord of the points [0, n), and in *err its error: the chord's ends
  * sit above the true edge by about the spacing of the least residuals,
  * 1 - 2 TS_TUNING.chord_at of the span apart; in *spread (unless NULL)
- * their ts_fit_spread from the chord, read off the same residuals. _of:
- * of the points [lo, hi), whose hull is given. */
+ * their spread from the chord, read off the same residuals
+ * (ts_fit_residuals). _of: of the points [lo, hi), whose hull is given. */
 double ts_fit_chord(const double *t, const double *y, int n, double *err, double *spread);
 double ts_fit_chord_of(const double *t, const double *y, int lo, int hi, const ts_fit_hull_t *hull, double *err,
                        double *spread);
@@ -54,16 +54,26 @@ double ts_fit_halves(const double *t, const double *up, const double *down, int 
  * halves' mean against it. */
 double ts_fit_turn_error(const double *t, const double *up, const double *down, int q1, int q3,
                          const ts_fit_hull_t *mid_up, const ts_fit_hull_t *mid_down, double halves_se);
-/* How far above a line of slope the points' least residuals sit: the
- * spacing of the TS_FIT_EDGE_K least (ts_fit_spacing). */
-double ts_fit_edge_noise(const double *t, const double *y, int n, double slope);
-/* How far the points typically sit above their edge: the median residual
- * from a line of slope, over the least. 0 for no points. */
-double ts_fit_spread(const double *t, const double *y, int n, double slope);
+/* The points' residuals from a line of slope: how far above it their
+ * least sit, the spacing of the TS_FIT_EDGE_K least (ts_fit_spacing),
+ * returned; and in *spread (unless NULL) how far they typically sit above
+ * their edge, the median residual over the least (0 for no points). */
+double ts_fit_residuals(const double *t, const double *y, int n, double slope, double *spread);
 /* Two alike ways' drift's error, from each way's chord (su, sd: the way
  * down's chord has the offset with the other sign) and error: their
  * chords' own, or how far the two disagree if more. */
 double ts_fit_alike_error(double su, double eu, double sd, double ed);
+
+/* The least-squares line through the points, each weighed by w[i] (w
+ * NULL: all alike): y = mean_y + slope (t - mean_t). se is the slope's
+ * standard error, from the weighted residuals (INFINITY for 2 points or
+ * fewer). False, with slope and se 0, where the points' times are all
+ * one. */
+typedef struct {
+    double mean_t, mean_y, slope, se;
+} ts_fit_line_t;
+
+bool ts_fit_line(const double *t, const double *y, const double *w, int n, ts_fit_line_t *line);
 
 /* The runs test (Wald and Wolfowitz, as chrony's regress.c chooses its
  * window with it): whether the signs of the points' residuals from their

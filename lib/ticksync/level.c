@@ -77,11 +77,11 @@ void ts_level_update(ts_level_t *l, const ts_rings_t *r, const ts_drift_t *d, in
     } else if (r->npoints >= TS_TUNING.fit_points) {
         /* the points' weighted mean averages the asymmetric part of
          * near-best samples' jitter away */
-        int64_t lo, dmin;
-        double mt, mo;
-        ts_drift_points_mean(r, &lo, &dmin, &mt, &mo);
-        l->fit_local = lo + (int64_t) llround(mt);
-        l->fit_offset = mo + r->origin_offset;
+        int64_t lo, hi;
+        ts_fit_line_t line;
+        ts_drift_points_line(r, &lo, &hi, &line);
+        l->fit_local = lo + (int64_t) llround(line.mean_t);
+        l->fit_offset = line.mean_y + r->origin_offset;
         l->fitted = true;
     } else {
         l->fitted = false;

@@ -143,9 +143,11 @@ await test('read once a frame at 60 Hz, server time is within 0.5 ms of the host
   errors.sort((a, b) => a - b);
   const p99 = errors[Math.floor(errors.length * 0.99)];
   console.log(`     60 Hz reads: p50 ${(errors[errors.length >> 1] * 1000).toFixed(0)} us, p99 ${(p99 * 1000).toFixed(0)} us`);
-  assert.ok(p99 <= 0.5, `p99 ${p99} ms`);
-  assert.equal(backwards, 0);
-  assert.equal(uncovered, 0);
+  // what the clock saw, should it fail: a host too slow to answer (sanitizers) shows in its steps and paths
+  const seen = `p99 ${p99} ms; bound ${c.errorBound()} ms; jitter ${c.jitter()} ms; ${JSON.stringify(c.stats())}`;
+  assert.ok(p99 <= 0.5, seen);
+  assert.equal(backwards, 0, seen);
+  assert.equal(uncovered, 0, seen);
   c.close();
   assert.throws(() => c.now(), /closed/, 'a closed client throws');
   assert.throws(() => c.serverTick(), /closed/);
