@@ -76,25 +76,15 @@ def clock_error_ms(driver, script):
 
 # Runs in the page: n frames of requestAnimationFrame, each reading now()
 # between two reads of the page's clock, as a game's frame reads it.
-FRAME_LOOP = """
+with open(os.path.join(HERE, "wallclock.mjs")) as f:
+    WALLCLOCK = f.read().replace("export function", "function")
+
+FRAME_LOOP = WALLCLOCK + """
 const [frames, done] = arguments;
 const c = ticksyncDemo.client, page = () => performance.timeOrigin + performance.now();
-// The reference is the page's wall clock, timeOrigin + performance.now().
-// Chromium fixes timeOrigin once, from a reading of the system clock that
-// may be off by as much as 0.6 ms on a busy host (a constant of the run,
-// 10-600 us seen); Date.now() reads the system clock each time, at ms
-// grain. Where Date.now() turns to the next ms the real time is that ms:
-// the page clock's offset from it, averaged over 200 turns, is taken off.
-let bias = 0, turns = 0;
-for (let last = Date.now(), end = performance.now() + 500; turns < 200 && performance.now() < end;) {
-  const d = Date.now();
-  if (d !== last) {
-    const p = page();
-    if (d === last + 1) { bias += p - d; turns++; }
-    last = d;
-  }
-}
-bias = turns ? bias / turns : 0;
+// The reference is the page's wall clock, timeOrigin + performance.now(),
+// timeOrigin's own offset from the system clock taken off (wallclock.mjs).
+const bias = systemClockBias(page);
 const host = () => page() - bias;
 // the reference is read from the page's coarsened clock too: its bracket
 // may be off by the clock's grain each side, as the library measured it

@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { createRequire } from 'node:module';
 
+import { systemClockBias } from './wallclock.mjs';
+
 const pkg = process.env.TEST_PKG;   // the built package, as npm would install it
 const { connect, clockGrainMs } = await import(`${pkg}/ticksync.mjs`);
 const wasmBinary = fs.readFileSync(`${pkg}/ticksync_wasm.wasm`);
@@ -128,21 +130,9 @@ await test('read once a frame at 60 Hz, server time is within 0.5 ms of the host
   const c = await connect(`ws://${process.env.TICKSYNC_WS_GATE}/`, { playerId: 4105, wasmBinary, WebSocket });
   await until('synced', () => c.status === 'synced', 5000, c);
   await sleep(1000);
-  // The reference is timeOrigin + performance.now(), µs-fine, unlike Date.now(); but Node.js
-  // fixes timeOrigin once, at start, from two clock reads that a busy host (the sanitizers'
-  // run) can put apart. Where Date.now() turns to the next ms the system's time is that ms:
-  // the offset from it, averaged over up to 200 turns, is taken off, as test_browser does.
+  // the reference: the system clock at µs grain, timeOrigin's own offset taken off (wallclock.mjs)
   const wall = () => performance.timeOrigin + performance.now();
-  let bias = 0, turns = 0;
-  for (let last = Date.now(), end = performance.now() + 500; turns < 200 && performance.now() < end;) {
-    const d = Date.now();
-    if (d !== last) {
-      const w = wall();
-      if (d === last + 1) { bias += w - d; turns++; }
-      last = d;
-    }
-  }
-  bias = turns ? bias / turns : 0;
+  const bias = systemClockBias(wall);
   const hostMs = () => wall() - bias;
   const errors = [];
   let last = 0, backwards = 0, uncovered = 0;
