@@ -192,8 +192,9 @@ double ts_fit_alike_error(double su, double eu, double sd, double ed)
     return fmax(hypot(eu, ed) / 2, fabs(su + sd) / 2);
 }
 
-/* Weighted sums over the points, their means first: each weight w[i] (1
- * without w) times dt = t[i] - mean_t, squared and times dy. */
+/* Three passes (n >= 1): the weighted means; the weighted sums of dt²
+ * and dt·dy about them (dt = t[i] - mean_t), whose ratio is the slope;
+ * the weighted residuals, for its error. */
 bool ts_fit_line(const double *t, const double *y, const double *w, int n, ts_fit_line_t *line)
 {
     double sw = 0, st = 0, sy = 0;
