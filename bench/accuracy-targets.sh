@@ -37,14 +37,15 @@ for f in $families; do
   [ "$f" = plain ] || flag=" --$f"
   echo "$f: \`ticksync-accuracy --draws $draws --seed N --list --each$flag${INTERVAL_MAX:+ --interval-max $INTERVAL_MAX}\`"
   echo
-  echo "| seed | a seed ahead, beyond the asymmetry and on the p99 | … of them, libticksync longer over 5 ms beyond it | … beyond the asymmetry, beaten or not | lib / learning oracle, steady rate: median, p90 | lib / true-rate oracle, changing rate: median, p90 | steps up to 50 ms later than 5 s | bound covers, worst draw | expected error, symmetric draws, pooled | exchanges an hour | backwards frames |"
-  echo "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|"
+  echo "| seed | a seed ahead, beyond the asymmetry and on the p99 | … of them, libticksync longer over 5 ms beyond it | … beyond the asymmetry of the path the newest reply took | … beyond the asymmetry, beaten or not | lib / learning oracle, steady rate: median, p90 | lib / true-rate oracle, changing rate: median, p90 | steps up to 50 ms later than 5 s | bound covers, worst draw | expected error, symmetric draws, pooled | exchanges an hour | backwards frames |"
+  echo "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|"
   : > "$out/$f.sums"
   for s in $seeds; do
     awk -v seed="$s" -v sums="$out/$f.sums" '
       /learning oracle, steady rate \|/   { split($0, c, "|"); steady = sprintf("%.2f, %.2f", c[4], c[5]) }
       /oracle \(true rate\), changing rate \|/ { split($0, c, "|"); changing = sprintf("%.2f, %.2f", c[4], c[5]) }
       /a seed is ahead in .* of those/   { match($0, /ahead in [0-9]+/); ahead = substr($0, RSTART + 9, RLENGTH - 9) }
+      /a seed leads in .* of those/      { match($0, /leads in [0-9]+/); seen = substr($0, RSTART + 9, RLENGTH - 9) }
       /^and in [0-9]+ of all/            { split($0, w, " "); any = w[3]; total = w[6]; sub(/\./, "", total) }
       /over 5 ms beyond the asymmetry for longer/ { split($0, w, " "); longer = w[2] }
       /steps of up to 50 ms/             { match($0, /, [0-9]+ of the [0-9]+ steps/); split(substr($0, RSTART + 2, RLENGTH - 2), w, " ");
@@ -56,14 +57,14 @@ for f in $families; do
       /expected error covers, on the 0 draws/ { nosym = 1 }
       END {
         if (nosym) pooled = "none symmetric"
-        printf "| %s | %d (%.1f %%) | %d | %d | %s | %s | %d of %d | %s | %s | %s | %s |\n", seed, ahead, 100 * ahead / total,
-               longer, any, steady, changing, late, steps, worst, pooled, xph, back
-        printf "%d %d %d %d %d %d %d\n", ahead, any, total, late, steps, back, longer >> sums
+        printf "| %s | %d (%.1f %%) | %d | %d (%.1f %%) | %d | %s | %s | %d of %d | %s | %s | %s | %s |\n", seed, ahead,
+               100 * ahead / total, longer, seen, 100 * seen / total, any, steady, changing, late, steps, worst, pooled, xph, back
+        printf "%d %d %d %d %d %d %d %d\n", ahead, any, total, late, steps, back, longer, seen >> sums
       }' "$out/$f-$s.txt"
   done
-  awk '{ a += $1; b += $2; n += $3; l += $4; st += $5; bk += $6; nl += $7 }
-       END { printf "| all | **%d of %d (%.2f %%)** | %d | %d | | | **%d of %d (%.1f %%)** | | | | %d |\n", a, n, 100 * a / n, nl, b, l, st,
-                     100 * l / st, bk }' "$out/$f.sums"
+  awk '{ a += $1; b += $2; n += $3; l += $4; st += $5; bk += $6; nl += $7; se += $8 }
+       END { printf "| all | **%d of %d (%.2f %%)** | %d | %d of %d (%.2f %%) | %d | | | **%d of %d (%.1f %%)** | | | | %d |\n", a, n,
+                     100 * a / n, nl, se, n, 100 * se / n, b, l, st, 100 * l / st, bk }' "$out/$f.sums"
 done
 echo
 echo "(runs kept in $out)"

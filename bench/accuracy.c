@@ -21,7 +21,10 @@
  * distribution over the draws of libticksync's p99 against the oracles',
  * and the share of draws where a seed's algorithm beats it (and of
  * those, where libticksync is also more than 5 ms beyond the path's
- * asymmetry for longer than that seed): a figure no rule can be fitted
+ * asymmetry for longer than that seed; and the same share scored beyond
+ * the asymmetry of the path the newest reply took, so that an outage's
+ * frames, before any reply over the new route, count against the path
+ * every estimator has seen): a figure no rule can be fitted
  * to, since the draws are not the named traces; and how long after a
  * server step libticksync comes within 5 ms of where the path's
  * asymmetry puts every estimator for good (up to a route change, a
@@ -136,6 +139,8 @@ static const trace_t traces[] = {
 typedef struct {
     double *err;
     double *beyond;                  /* |error - what the path's asymmetry puts a symmetric split off by| */
+    double *seen;                    /* ... the path's the newest reply took (an outage's frames: the path's
+                                        before it, which no estimator has had a reply over yet) */
     size_t  n, cap;
     double  last_out, converge_s;
     long    backwards;
@@ -367,14 +372,16 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void record(score_t *s, double err, double asymmetry)
+static void record(score_t *s, double err, double asymmetry, double seen)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 65536;
         s->err = realloc(s->err, s->cap * sizeof *s->err);
         s->beyond = realloc(s->beyond, s->cap * sizeof *s->beyond);
+        s->seen = realloc(s->seen, s->cap * sizeof *s->seen);
     }
     s->beyond[s->n] = fabs(err - asymmetry);
+    s->seen[s->n] = fabs(err - seen);
     s->err[s->n++] = fabs(err);
 }
 
@@ -558,6 +565,7 @@ static move_kind_t move_kind(double d_up, double d_down)
 typedef struct {
     double p99[ALGOS];
     double p99_beyond[ALGOS];        /* ... of its error beyond what the path's asymmetry puts it at, */
+    double p99_seen[ALGOS];          /* ... the asymmetry of the path the newest reply took, */
     double over_s[ALGOS];            /* ... and the time that error is over 5 ms, s */
     double exchanges_h, bound_held, expected_held;
     double frames, correlation_s;    /* libticksync: frames scored; its error's correlation time */
@@ -721,6 +729,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
                        .step_until = { first_episode_after(t, t->step_at_s[0]),
                                        first_episode_after(t, t->step_at_s[1]) } };
     path_t path = path_of(t);   /* (the oracle restarts with each change of its base delays) */
+    double seen = path_asymmetry(&path);   /* the asymmetry of the path the newest reply took */
     double frame = 0, next_csv = 0;
     int lost_run = 0;
     for (double now = 0; now < t->seconds * 1e6;) {
@@ -750,7 +759,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
                 else if (sc[a].converge_s < 0)
                     sc[a].converge_s = frame / 1e6;
                 if (frame >= fmax(t->converge_from_s, from_s) * 1e6) {
-                    record(&sc[a], err, asymmetry);
+                    record(&sc[a], err, asymmetry, seen);
                     if (a == LIB) {
                         ls.frames++;
                         ls.bound_held += fabs(err) <= (double) ticksync_error_bound(lib, local) + 1;
@@ -803,6 +812,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
         if (x.moved)
             oracle.n = oracle.next = learner.n = learner.next = 0;
         if (x.arrived) {
+            seen = path_asymmetry(&path);
             for (int k = 0; k < SEEDS; k++)
                 seed_sample(&seeds[k], x.t1, x.t2, x.t3, x.t4);
             double steps = server_at(t, now) - now;
@@ -826,6 +836,8 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
         res->p99[a] = s->n ? p99 : INFINITY;
         qsort(s->beyond, s->n, sizeof *s->beyond, cmp_double);
         res->p99_beyond[a] = s->n ? s->beyond[(s->n * 99) / 100] : INFINITY;
+        qsort(s->seen, s->n, sizeof *s->seen, cmp_double);
+        res->p99_seen[a] = s->n ? s->seen[(s->n * 99) / 100] : INFINITY;
         size_t over = 0;
         while (over < s->n && s->beyond[s->n - 1 - over] > 5000)
             over++;
@@ -841,6 +853,7 @@ static void run_trace(const trace_t *t, FILE *csv, FILE *out, result_t *res)
                     p50 / 1000, p99 / 1000, max / 1000, conv, s->backwards);
         free(s->err);
         free(s->beyond);
+        free(s->seen);
     }
     end_handover(&ls, res);
     res->exchanges_h = (double) exchanges / hours;
@@ -1149,6 +1162,7 @@ static int run_draws(int n, bool list)
     size_t ahead_beyond = 0, beaten_beyond = 0;   /* a seed ahead on the error beyond the path's asymmetry; and
                                                      ahead on the error as well, */
     size_t beaten_longer = 0;      /* ... where libticksync is over 5 ms beyond it for longer than that seed */
+    size_t ahead_seen = 0, beaten_seen = 0;   /* ... and beyond the asymmetry of the path the newest reply took */
     size_t with[4] = { 0 }, beaten_with[4] = { 0 };   /* draws with a step, a route change, spikes, a changing rate */
     long backwards = 0;
     uint64_t draws_rng = seed;
@@ -1258,6 +1272,9 @@ static int run_draws(int n, bool list)
                        res.p99_beyond[best_beyond] / 1000, res.p99_beyond[LEARN] / 1000,
                        res.p99_beyond[ORACLE] / 1000, res.over_s[LIB], res.over_s[best_beyond]);
         }
+        bool ahead_as_seen = res.p99_seen[best_seed(res.p99_seen)] < res.p99_seen[LIB];
+        ahead_seen += ahead_as_seen;
+        beaten_seen += ahead_as_seen && any;
         const bool has[4] = { t.step_ms[0] != 0, t.change_at_s > 0, t.spike_p > 0, !steady_rate(&t) };
         for (int h = 0; h < 4; h++) {
             with[h] += has[h];
@@ -1294,6 +1311,9 @@ static int run_draws(int n, bool list)
            ahead_beyond, n);
     printf("In %zu of those %zu, libticksync is also over 5 ms beyond the asymmetry for longer than that seed is.\n",
            beaten_longer, beaten_beyond);
+    printf("Scored beyond the asymmetry of the path the newest reply took (an outage's frames against the path\n"
+           "before it, which no estimator has had a reply over yet): a seed leads in %zu of those %zu draws (%.1f%%\n"
+           "of all), and in %zu of all %d.\n", beaten_seen, beaten, 100.0 * (double) beaten_seen / n, ahead_seen, n);
     printf("Beaten in draws with a server step %zu of %zu, a route change %zu of %zu, spikes %zu of %zu, a changing "
            "rate %zu of %zu.\n", beaten_with[0], with[0], beaten_with[1], with[1], beaten_with[2], with[2],
            beaten_with[3], with[3]);
