@@ -139,8 +139,8 @@ static const trace_t traces[] = {
 typedef struct {
     double *err;
     double *beyond;                  /* |error - what the path's asymmetry puts a symmetric split off by| */
-    double *seen;                    /* ... the path's the newest reply took (an outage's frames: the path's
-                                        before it, which no estimator has had a reply over yet) */
+    double *seen;                    /* ... beyond the asymmetry of the path the newest reply took (through
+                                        an outage, the path before it: no reply has come over the new one) */
     size_t  n, cap;
     double  last_out, converge_s;
     long    backwards;
