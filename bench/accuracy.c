@@ -626,14 +626,20 @@ static double correlation_s(const double *e, size_t n)
     return (double) (n / 2);
 }
 
-/* The seed's algorithm with the least of p99 (a run's p99 or p99_beyond;
- * the first of equals). */
+/* The seed's algorithm with the least of p99 (a run's p99, p99_beyond or
+ * p99_seen; the first of equals). */
 static int best_seed(const double *p99)
 {
     int best = 0;
     for (int a = 1; a < SEEDS; a++)
         best = p99[a] < p99[best] ? a : best;
     return best;
+}
+
+/* Whether the best seed's p99 is below libticksync's, on that score. */
+static bool seed_ahead(const double *p99)
+{
+    return p99[best_seed(p99)] < p99[LIB];
 }
 
 /* The server step a frame falls after, up to the next step or a route
@@ -1272,7 +1278,7 @@ static int run_draws(int n, bool list)
                        res.p99_beyond[best_beyond] / 1000, res.p99_beyond[LEARN] / 1000,
                        res.p99_beyond[ORACLE] / 1000, res.over_s[LIB], res.over_s[best_beyond]);
         }
-        bool ahead_as_seen = res.p99_seen[best_seed(res.p99_seen)] < res.p99_seen[LIB];
+        bool ahead_as_seen = seed_ahead(res.p99_seen);
         ahead_seen += ahead_as_seen;
         beaten_seen += ahead_as_seen && any;
         const bool has[4] = { t.step_ms[0] != 0, t.change_at_s > 0, t.spike_p > 0, !steady_rate(&t) };
@@ -1436,8 +1442,8 @@ static int run_named(int runs, const char *only)
             per_hour[k] = res.exchanges_h;
             beaten += res.p99[b] < res.p99[LIB];
             floor += res.p99[b] < res.p99[LIB] && res.p99[b] < res.p99[ORACLE];
-            beyond += res.p99[b] < res.p99[LIB] && res.p99_beyond[best_seed(res.p99_beyond)] < res.p99_beyond[LIB];
-            seen += res.p99[b] < res.p99[LIB] && res.p99_seen[best_seed(res.p99_seen)] < res.p99_seen[LIB];
+            beyond += res.p99[b] < res.p99[LIB] && seed_ahead(res.p99_beyond);
+            seen += res.p99[b] < res.p99[LIB] && seed_ahead(res.p99_seen);
             bound = fmin(bound, 100 * res.bound_held);
             held += res.frames * res.expected_held;
             frames += res.frames;
