@@ -19,11 +19,20 @@
 # WIDE=1 draws from the wider family (ticksync-accuracy --wide: paths that
 # queue one way alone, disciplined clocks).
 #
+# TICKS=1 measures the timeline instead (the jitter's fields: jitter_q,
+# jitter_q_low, spike_ratio): `ticksync-accuracy --ticks --draws 200
+# --seed N --each [FAMILY]` for each family of FAMILIES (default all
+# five) at each seed, and `--ticks` over the named traces. It prints
+# the draws with over 1 % of their inputs late in 4 packets, and the
+# early p50 (ticks) at the median and p90 draw, with -> without. Then it
+# prints each named trace whose row moved. Some 10 s a family and seed.
+#
 # Some 4 minutes a seed and 3 for the named traces on two cores. WORK
 # (default a temporary folder) keeps both builds and every output.
 #   bash bench/ablate.sh clear_k=0
 #   SEEDS="12345 777" bash bench/ablate.sh bend_z=1e9 turn_z=1e9
 #   WIDE=1 RUNS=0 bash bench/ablate.sh uneven=1e9
+#   TICKS=1 SEEDS="1309 1310" bash bench/ablate.sh spike_ratio=1e9
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/ablate.sh FIELD=VALUE [FIELD=VALUE ...]" >&2; exit 2; }
@@ -55,6 +64,35 @@ wait "$with_pid" && wait $!
 # Two at a time: the machine's two cores.
 jobs_file="$work/jobs"
 : > "$jobs_file"
+
+if [ -n "${TICKS:-}" ]; then
+  families=${FAMILIES:-plain wide failover handovers episodes}
+  for side in with without; do
+    for seed in $seeds; do
+      for f in $families; do
+        flag=""
+        [ "$f" = plain ] || flag="--$f"
+        echo "$work/$side/build/bench/ticksync-accuracy --ticks --draws 200 --seed $seed --each $flag > $work/$side/ticks-$f-$seed.txt" >> "$jobs_file"
+      done
+    done
+    echo "$work/$side/build/bench/ticksync-accuracy --ticks > $work/$side/ticks.txt" >> "$jobs_file"
+  done
+  xargs -P 2 -I{} sh -c '{}' < "$jobs_file"
+  # The summary row: | sent once | in 4 packets | late draws (with spikes) | early p50: median, p90, worst | ...
+  summary() { tail -n 1 "$1" | awk -F'|' '{ split($5, e, ", "); sub(/^ */, "", e[1]); sub(/ \(.*/, "", $4); gsub(/ /, "", $4); print $4, e[1], e[2] }'; }
+  echo "without: $*; the timeline over drawn traces (late draws of 200; early p50 at the median, p90 draw)"
+  for f in $families; do
+    for seed in $seeds; do
+      read -r lw mw pw < <(summary "$work/with/ticks-$f-$seed.txt")
+      read -r lo mo po < <(summary "$work/without/ticks-$f-$seed.txt")
+      echo "  $f $seed: late $lw -> $lo; early p50 $mw -> $mo, p90 $pw -> $po"
+    done
+  done
+  echo "named traces (--ticks), where they moved:"
+  diff <(grep '^| [a-z]' "$work/with/ticks.txt") <(grep '^| [a-z]' "$work/without/ticks.txt") | sed -n 's/^[<>]/  &/p' || true
+  echo "outputs in $work"
+  exit 0
+fi
 for side in with without; do
   for seed in $seeds; do
     echo "$work/$side/build/bench/ticksync-accuracy --draws 200 --seed $seed --list --each $wide > $work/$side/draws-$seed.txt" >> "$jobs_file"
